@@ -1,0 +1,9 @@
+//! rein's chat formats: prompts rendered with the model's own Jinja chat template
+//! (from the GGUF's `tokenizer.chat_template`) exactly as Hugging Face's Python
+//! rendering does, so the model sees the text it was trained on.
+#![deny(missing_docs)]
+
+mod pyjson;
+mod template;
+
+pub use template::{ChatTemplate, RenderContext, TemplateError, CHATML_TEMPLATE};

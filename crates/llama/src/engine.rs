@@ -1,0 +1,162 @@
+//! The async face of the engine: a cloneable handle to the model's owner thread, and
+//! sessions that each own one KV sequence.
+
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::worker::{self, Command};
+use crate::{
+    EngineConfig, EngineError, GenerateEvent, GenerateOutput, GenerateRequest, ModelInfo, TokenId,
+};
+
+/// A loaded model. Cheap to clone; the model is freed when the last clone and session
+/// are dropped.
+#[derive(Clone)]
+pub struct Engine {
+    commands: Sender<Command>,
+    info: Arc<ModelInfo>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Loads the model on a new owner thread and waits until it is ready.
+    pub async fn load(config: EngineConfig) -> Result<Self, EngineError> {
+        let (commands, receiver) = std::sync::mpsc::channel();
+        let (ready_tx, ready_rx) = oneshot::channel();
+        std::thread::Builder::new()
+            .name("rein-llama".into())
+            .spawn(move || worker::run(config, ready_tx, receiver))
+            .map_err(|e| EngineError::Backend(format!("cannot start the engine thread: {e}")))?;
+        let info = ready_rx.await.map_err(|_| EngineError::EngineGone)??;
+        Ok(Self {
+            commands,
+            info: Arc::new(info),
+        })
+    }
+
+    /// Facts about the loaded model.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    fn send(&self, command: Command) -> Result<(), EngineError> {
+        self.commands
+            .send(command)
+            .map_err(|_| EngineError::EngineGone)
+    }
+
+    /// Tokenizes `text`, parsing special tokens; `add_special` adds BOS where the model wants it.
+    pub async fn tokenize(
+        &self,
+        text: &str,
+        add_special: bool,
+    ) -> Result<Vec<TokenId>, EngineError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::Tokenize {
+            text: text.to_string(),
+            add_special,
+            reply,
+        })?;
+        rx.await.map_err(|_| EngineError::EngineGone)
+    }
+
+    /// Turns tokens back into text.
+    pub async fn detokenize(&self, tokens: &[TokenId]) -> Result<String, EngineError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::Detokenize {
+            tokens: tokens.to_vec(),
+            reply,
+        })?;
+        rx.await.map_err(|_| EngineError::EngineGone)?
+    }
+
+    /// Opens a session with its own KV sequence.
+    pub async fn session(&self) -> Result<Session, EngineError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::OpenSession { reply })?;
+        let seq = rx.await.map_err(|_| EngineError::EngineGone)??;
+        Ok(Session {
+            engine: self.clone(),
+            seq,
+        })
+    }
+}
+
+/// One conversation's KV sequence. Turns run one at a time; a turn whose prompt
+/// extends the previous one only evaluates the new tokens.
+#[derive(Debug)]
+pub struct Session {
+    engine: Engine,
+    seq: i32,
+}
+
+/// The events of one streaming generation: text chunks, then `Done` (or an error).
+/// Dropping it cancels the generation.
+pub struct GenerationStream {
+    events: mpsc::UnboundedReceiver<Result<GenerateEvent, EngineError>>,
+}
+
+impl GenerationStream {
+    /// The next event; `None` after `Done` or an error.
+    pub async fn next(&mut self) -> Option<Result<GenerateEvent, EngineError>> {
+        self.events.recv().await
+    }
+
+    /// Waits for the end, handing each text chunk to `on_text`.
+    pub async fn finish(
+        mut self,
+        mut on_text: impl FnMut(&str),
+    ) -> Result<GenerateOutput, EngineError> {
+        while let Some(event) = self.next().await {
+            match event? {
+                GenerateEvent::Text(chunk) => on_text(&chunk),
+                GenerateEvent::Done(output) => return Ok(output),
+            }
+        }
+        Err(EngineError::EngineGone)
+    }
+}
+
+impl Session {
+    /// The engine this session belongs to.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Starts a generation and streams its events.
+    pub fn generate_stream(
+        &mut self,
+        request: GenerateRequest,
+    ) -> Result<GenerationStream, EngineError> {
+        let (events, receiver) = mpsc::unbounded_channel();
+        self.engine.send(Command::Generate {
+            seq: self.seq,
+            request,
+            events,
+        })?;
+        Ok(GenerationStream { events: receiver })
+    }
+
+    /// Generates and returns the whole result.
+    pub async fn generate(
+        &mut self,
+        request: GenerateRequest,
+    ) -> Result<GenerateOutput, EngineError> {
+        self.generate_stream(request)?.finish(|_| {}).await
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.engine.send(Command::CloseSession { seq: self.seq });
+    }
+}

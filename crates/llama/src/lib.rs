@@ -1,0 +1,21 @@
+//! rein's engine over llama.cpp (through `llama-cpp-2`): every llama type stays in
+//! this crate. One owner thread per loaded model holds the model and its context;
+//! callers use an async [`Engine`] handle and [`Session`]s, each with its own KV
+//! sequence whose prefix is reused across turns.
+#![deny(missing_docs)]
+
+mod backend;
+mod engine;
+mod error;
+mod sampler;
+mod stop;
+mod types;
+mod utf8;
+mod worker;
+
+pub use engine::{Engine, GenerationStream, Session};
+pub use error::EngineError;
+pub use types::{
+    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, ModelInfo, Prompt,
+    SamplingParams, StopReason, TokenId,
+};

@@ -1,0 +1,203 @@
+//! The engine's public vocabulary: configuration, sampling, requests, results, events.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A token id of the loaded model's vocabulary.
+pub type TokenId = i32;
+
+/// How a model is loaded and its context sized.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The GGUF file.
+    pub model_path: PathBuf,
+    /// Context size in tokens shared by all sessions; `None` = the model's training size
+    /// capped at 4096.
+    pub n_ctx: Option<u32>,
+    /// Tokens per `decode` call during prefill.
+    pub n_batch: u32,
+    /// CPU threads; `None` = the number of cores.
+    pub threads: Option<u32>,
+    /// Layers offloaded to a GPU (0 on CPU builds).
+    pub gpu_layers: u32,
+    /// Map the file instead of reading it.
+    pub use_mmap: bool,
+    /// How many sessions (KV sequences) may exist at once.
+    pub max_sessions: u32,
+}
+
+impl EngineConfig {
+    /// Defaults for `model_path`: 4096 context, batches of 512, all cores, CPU, mmap,
+    /// one session.
+    pub fn new(model_path: impl Into<PathBuf>) -> Self {
+        Self {
+            model_path: model_path.into(),
+            n_ctx: None,
+            n_batch: 512,
+            threads: None,
+            gpu_layers: 0,
+            use_mmap: true,
+            max_sessions: 1,
+        }
+    }
+}
+
+/// How the next token is chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingParams {
+    /// 0 = greedy.
+    pub temperature: f32,
+    /// Nucleus sampling mass (1 = off).
+    pub top_p: f32,
+    /// Keep the k most likely tokens (0 = off).
+    pub top_k: i32,
+    /// Drop tokens below this fraction of the best one's probability (0 = off).
+    pub min_p: f32,
+    /// Penalty for repeating recent tokens (1 = off).
+    pub repeat_penalty: f32,
+    /// How many recent tokens the penalty looks at.
+    pub repeat_last_n: i32,
+    /// Random seed for sampling.
+    pub seed: u32,
+}
+
+impl Default for SamplingParams {
+    fn default() -> Self {
+        Self {
+            temperature: 0.7,
+            top_p: 0.95,
+            top_k: 40,
+            min_p: 0.05,
+            repeat_penalty: 1.0,
+            repeat_last_n: 64,
+            seed: 0,
+        }
+    }
+}
+
+impl SamplingParams {
+    /// Always the most likely token.
+    pub fn greedy() -> Self {
+        Self {
+            temperature: 0.0,
+            ..Self::default()
+        }
+    }
+}
+
+/// What to generate from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prompt {
+    /// Text, tokenized with the model's special tokens parsed (rendered templates).
+    Text(String),
+    /// Tokens as they are.
+    Tokens(Vec<TokenId>),
+}
+
+/// One generation request.
+#[derive(Debug, Clone)]
+pub struct GenerateRequest {
+    /// The full prompt of this turn; a prefix already in the session's KV cache is reused.
+    pub prompt: Prompt,
+    /// Sampling settings.
+    pub sampling: SamplingParams,
+    /// Most tokens to generate.
+    pub max_tokens: u32,
+    /// Strings that end generation (not included in the output).
+    pub stop: Vec<String>,
+}
+
+impl GenerateRequest {
+    /// A request with default sampling, 256 tokens and no stop strings.
+    pub fn new(prompt: Prompt) -> Self {
+        Self {
+            prompt,
+            sampling: SamplingParams::default(),
+            max_tokens: 256,
+            stop: Vec::new(),
+        }
+    }
+}
+
+/// Why generation ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// The model produced an end-of-generation token.
+    EndOfGeneration,
+    /// A stop string was produced (it is not part of the text).
+    StopString(String),
+    /// `max_tokens` were generated.
+    MaxTokens,
+    /// The context window is full.
+    ContextFull,
+    /// The receiver of the stream went away.
+    Cancelled,
+}
+
+impl StopReason {
+    /// A short stable name (`eog`, `stop`, `length`, `context`, `cancelled`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StopReason::EndOfGeneration => "eog",
+            StopReason::StopString(_) => "stop",
+            StopReason::MaxTokens => "length",
+            StopReason::ContextFull => "context",
+            StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The result of one generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerateOutput {
+    /// The generated text (stop string excluded).
+    pub text: String,
+    /// The generated tokens (EOG excluded).
+    pub tokens: Vec<TokenId>,
+    /// Why it ended.
+    pub stop_reason: StopReason,
+    /// Prompt tokens in this turn.
+    pub prompt_tokens: usize,
+    /// Prompt tokens whose KV was reused from the session's previous turn.
+    pub reused_tokens: usize,
+    /// Time spent evaluating the prompt.
+    pub prefill_time: Duration,
+    /// Time spent generating.
+    pub decode_time: Duration,
+}
+
+/// What a streaming generation reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GenerateEvent {
+    /// More text.
+    Text(String),
+    /// The end, with the full result.
+    Done(GenerateOutput),
+}
+
+/// Facts about the loaded model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelInfo {
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// llama.cpp's description (`llama 135M Q4_1`).
+    pub description: String,
+    /// `tokenizer.chat_template`, when present.
+    pub chat_template: Option<String>,
+    /// The BOS token's text.
+    pub bos_token: String,
+    /// The EOS token's text.
+    pub eos_token: String,
+    /// Context size of this engine.
+    pub n_ctx: u32,
+    /// Context size the model was trained with.
+    pub n_ctx_train: u32,
+    /// Vocabulary size.
+    pub n_vocab: i32,
+    /// Bytes of weights as llama.cpp loaded them.
+    pub weights_bytes: u64,
+    /// Parameter count as llama.cpp reports it.
+    pub n_params: u64,
+    /// Threads used.
+    pub threads: u32,
+}

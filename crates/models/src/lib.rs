@@ -1,0 +1,25 @@
+//! rein's models: the manifest of named models, pulls from registry packages and the
+//! hub, the local cache, GGUF metadata read without loading weights, and memory
+//! estimates.
+//!
+//! Every model file that reaches the cache has been verified (size and sha256) and
+//! moved into place with a rename, so a file with a final name is always complete.
+#![deny(missing_docs)]
+
+mod cache;
+mod error;
+mod gguf;
+mod hub;
+mod manifest;
+mod memory;
+mod pull;
+mod resolve;
+
+pub use cache::ModelCache;
+pub use error::ModelError;
+pub use gguf::{validate_gguf, GgufInfo};
+pub use hub::{HubSettings, HubSource};
+pub use manifest::{Manifest, ModelEntry, PackageSpec};
+pub use memory::{KvCacheType, MemoryEstimate};
+pub use pull::{pull_model, PipCommand, ProgressUnit, PullOutcome, PullProgress, SilentProgress};
+pub use resolve::{resolve_model, ModelRef, ResolveOptions};

@@ -1,0 +1,7 @@
+//! rein's shared data types: chat messages, tool calls and tool specs, in the shape
+//! chat templates and OpenAI-compatible clients expect. Serde only, no behaviour.
+#![deny(missing_docs)]
+
+mod message;
+
+pub use message::{FunctionCall, Message, Role, ToolCall};

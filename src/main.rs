@@ -1,0 +1,45 @@
+//! The `rein` command line: chat with a local model, and manage models.
+
+mod commands;
+mod logging;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// rein: an agent harness with the language model inside the process.
+#[derive(Parser)]
+#[command(name = "rein", version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("REIN_GIT_HASH"), ")"))]
+struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Answer one prompt with a local model, streaming the reply to stdout.
+    Chat(commands::chat::ChatArgs),
+    /// List, pull, locate and inspect models.
+    #[command(subcommand)]
+    Models(commands::models::ModelsCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.verbose);
+    let result = match cli.command {
+        Command::Chat(args) => commands::chat::run(args),
+        Command::Models(command) => commands::models::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
