@@ -1,1 +1,8 @@
-//! tests
+//! rein's end-to-end tests: the engine and the CLI on the real tiny model.
+//!
+//! The tiny model must be in the model cache (`rein models pull tiny`; the README's
+//! test command does it).
+
+mod cli;
+mod engine;
+mod support;

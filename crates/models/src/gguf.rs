@@ -62,8 +62,19 @@ impl GgufInfo {
             .map_err(ModelError::io("reading metadata of", path))?
             .len();
         let mut reader = BufReader::new(file);
-        let content = Content::read(&mut reader)
-            .map_err(|e| invalid(format!("header does not parse ({e})")))?;
+        let content = Content::read(&mut reader).map_err(|e| {
+            // candle appends a backtrace to some messages; the first line says it all.
+            let message = e.to_string();
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            invalid(format!(
+                "the header does not parse; the file is truncated or damaged ({first})"
+            ))
+        })?;
         let meta = &content.metadata;
         let architecture = meta_string(meta, "general.architecture")
             .ok_or_else(|| invalid("no general.architecture in the metadata".into()))?;

@@ -1,0 +1,188 @@
+//! The `rein` binary: chat, models subcommands, and bad input.
+
+use std::io::Write;
+
+use crate::support::{rein, stderr, stdout, tiny_model};
+
+#[test]
+fn chat_streams_a_reply_and_is_reproducible_with_a_seed() {
+    tiny_model();
+    let args = [
+        "chat",
+        "--model",
+        "tiny",
+        "--seed",
+        "3",
+        "--max-tokens",
+        "24",
+        "Say hi",
+    ];
+    let first = rein(&args);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(!stdout(&first).trim().is_empty());
+    assert!(
+        stderr(&first).trim().is_empty(),
+        "quiet by default: {}",
+        stderr(&first)
+    );
+    let second = rein(&args);
+    assert_eq!(stdout(&first), stdout(&second));
+}
+
+#[test]
+fn chat_accepts_a_path_and_a_system_message() {
+    let path = tiny_model();
+    let out = rein(&[
+        "chat",
+        "--model",
+        path.to_str().unwrap(),
+        "--system",
+        "You answer in one word.",
+        "--temperature",
+        "0",
+        "--max-tokens",
+        "8",
+        "--ctx",
+        "512",
+        "--threads",
+        "2",
+        "Colour of the sky?",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).trim().is_empty());
+}
+
+#[test]
+fn models_path_list_and_inspect() {
+    let path = tiny_model();
+    let out = rein(&["models", "path", "tiny"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).trim(), path.to_str().unwrap());
+
+    let list = stdout(&rein(&["models", "list"]));
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("tiny") && l.contains("pulled")),
+        "{list}"
+    );
+    assert!(list.lines().any(|l| l.starts_with("default")), "{list}");
+
+    let out = rein(&["models", "inspect", "tiny", "--ctx", "4096"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for expected in [
+        "architecture     llama",
+        "file type        Q4_1",
+        "layers           30",
+        "kv heads         3",
+        "context length   8192",
+        "chat template    yes",
+        "90.00 MiB for 4096 tokens of f16",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+}
+
+#[test]
+fn pulling_a_present_model_is_a_no_op() {
+    let path = tiny_model();
+    let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let out = rein(&["models", "pull", "tiny"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("already in the cache"));
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        before
+    );
+}
+
+/// Asserts a failed run with a one-line error containing `needle` and no panic.
+fn assert_clean_failure(args: &[&str], needle: &str) {
+    let out = rein(args);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line expected: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in {err}"
+    );
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error() {
+    tiny_model();
+    assert_clean_failure(
+        &["chat", "--model", "nonesuch", "hi"],
+        "unknown model `nonesuch`",
+    );
+    assert_clean_failure(
+        &["chat", "--model", "/nonexistent/m.gguf", "hi"],
+        "model file not found",
+    );
+    assert_clean_failure(
+        &["models", "inspect", "/nonexistent/m.gguf"],
+        "model file not found",
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let not_gguf = dir.path().join("notes.gguf");
+    std::fs::write(&not_gguf, b"just some text, not a model").unwrap();
+    assert_clean_failure(
+        &["chat", "--model", not_gguf.to_str().unwrap(), "hi"],
+        "not a GGUF file",
+    );
+
+    // The first megabyte of the real model: a valid header, missing tensors.
+    let truncated = dir.path().join("truncated.gguf");
+    let bytes = std::fs::read(tiny_model()).unwrap();
+    std::fs::File::create(&truncated)
+        .unwrap()
+        .write_all(&bytes[..1 << 20])
+        .unwrap();
+    assert_clean_failure(
+        &["chat", "--model", truncated.to_str().unwrap(), "hi"],
+        "truncated",
+    );
+    assert_clean_failure(
+        &["models", "inspect", truncated.to_str().unwrap()],
+        "truncated",
+    );
+
+    let long = "word ".repeat(400);
+    assert_clean_failure(
+        &["chat", "--model", "tiny", "--ctx", "128", &long],
+        "shorten the prompt or raise --ctx",
+    );
+    assert_clean_failure(
+        &["chat", "--model", "tiny", "--temperature=-1", "hi"],
+        "--temperature must be between 0 and 5",
+    );
+}
+
+#[test]
+fn a_named_model_not_in_the_cache_says_how_to_pull_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(["models", "path", "small"])
+        .env("REIN_MODELS_DIR", empty.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("rein models pull small"),
+        "{}",
+        stderr(&out)
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(["chat", "--no-pull", "--model", "small", "hi"])
+        .env("REIN_MODELS_DIR", empty.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("rein models pull small"),
+        "{}",
+        stderr(&out)
+    );
+}

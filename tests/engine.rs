@@ -1,0 +1,327 @@
+//! The llama.cpp engine on the real tiny model: determinism, stop reasons, streaming,
+//! prefix reuse, limits, and the memory estimate against what llama.cpp reports.
+
+use rein_format::{ChatTemplate, RenderContext};
+use rein_llama::{
+    Engine, EngineConfig, EngineError, GenerateEvent, GenerateRequest, Prompt, SamplingParams,
+    StopReason,
+};
+use rein_models::{GgufInfo, KvCacheType};
+use rein_protocol::Message;
+
+use crate::support::tiny_model;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn load(n_ctx: u32) -> Engine {
+    let mut config = EngineConfig::new(tiny_model());
+    config.n_ctx = Some(n_ctx);
+    config.threads = Some(2);
+    config.max_sessions = 2;
+    Engine::load(config).await.unwrap()
+}
+
+fn chat_prompt(engine: &Engine, messages: &[Message]) -> String {
+    let info = engine.info();
+    let template = ChatTemplate::new(info.chat_template.as_deref().unwrap()).unwrap();
+    template
+        .render(&RenderContext {
+            messages,
+            tools: None,
+            add_generation_prompt: true,
+            bos_token: &info.bos_token,
+            eos_token: &info.eos_token,
+        })
+        .unwrap()
+}
+
+fn request(prompt: String, sampling: SamplingParams, max_tokens: u32) -> GenerateRequest {
+    GenerateRequest {
+        prompt: Prompt::Text(prompt),
+        sampling,
+        max_tokens,
+        stop: Vec::new(),
+    }
+}
+
+fn sampled(seed: u32) -> SamplingParams {
+    SamplingParams {
+        temperature: 1.0,
+        seed,
+        ..SamplingParams::default()
+    }
+}
+
+#[test]
+fn same_seed_and_input_give_the_same_output() {
+    runtime().block_on(async {
+        let engine = load(1024).await;
+        let prompt = chat_prompt(
+            &engine,
+            &[Message::user("Write a short poem about rivers.")],
+        );
+        let mut outputs = Vec::new();
+        for seed in [7, 7, 8, 9, 10] {
+            // A fresh session each time: nothing carried over but the seed.
+            let mut session = engine.session().await.unwrap();
+            let out = session
+                .generate(request(prompt.clone(), sampled(seed), 40))
+                .await
+                .unwrap();
+            assert_eq!(out.tokens.len(), 40);
+            outputs.push(out.text);
+        }
+        assert_eq!(outputs[0], outputs[1], "seed 7 twice must match");
+        assert!(
+            outputs[2..].iter().any(|o| o != &outputs[0]),
+            "different seeds should not all reproduce seed 7's text: {outputs:?}"
+        );
+
+        // Same seed on a second, independently loaded engine.
+        let other = load(1024).await;
+        let mut session = other.session().await.unwrap();
+        let again = session
+            .generate(request(prompt, sampled(7), 40))
+            .await
+            .unwrap();
+        assert_eq!(again.text, outputs[0]);
+    });
+}
+
+#[test]
+fn stop_reasons_eog_max_tokens_stop_string_and_context_full() {
+    runtime().block_on(async {
+        let engine = load(1024).await;
+        let mut session = engine.session().await.unwrap();
+        let prompt = chat_prompt(&engine, &[Message::user("Say hi")]);
+
+        let eog = session
+            .generate(request(prompt.clone(), SamplingParams::greedy(), 200))
+            .await
+            .unwrap();
+        assert_eq!(eog.stop_reason, StopReason::EndOfGeneration, "{eog:?}");
+        assert!(eog.tokens.len() < 200);
+
+        let capped = session
+            .generate(request(prompt.clone(), SamplingParams::greedy(), 3))
+            .await
+            .unwrap();
+        assert_eq!(capped.stop_reason, StopReason::MaxTokens);
+        assert_eq!(capped.tokens.len(), 3);
+        assert!(
+            eog.text.starts_with(&capped.text),
+            "{:?} vs {:?}",
+            eog.text,
+            capped.text
+        );
+
+        // Stop at a word from the middle of the greedy reply: the text before it stays.
+        let words: Vec<&str> = eog.text.split_whitespace().collect();
+        assert!(
+            words.len() >= 3,
+            "reply too short to pick a stop word: {:?}",
+            eog.text
+        );
+        let stop_word = words[words.len() / 2].to_string();
+        let at = eog.text.find(&stop_word).unwrap();
+        let mut with_stop = request(prompt, SamplingParams::greedy(), 200);
+        with_stop.stop = vec![stop_word.clone()];
+        let stopped = session.generate(with_stop).await.unwrap();
+        assert_eq!(stopped.stop_reason, StopReason::StopString(stop_word));
+        assert_eq!(stopped.text, eog.text[..at]);
+        drop(session);
+
+        // A prompt that leaves four free cells: the context fills before 200 tokens.
+        let small = load(256).await;
+        let n_ctx = small.info().n_ctx as usize;
+        let mut words = String::from("Repeat these words:");
+        let mut prompt = String::new();
+        for i in 0.. {
+            let candidate = chat_prompt(&small, &[Message::user(format!("{words} w{i}"))]);
+            if small.tokenize(&candidate, true).await.unwrap().len() > n_ctx - 4 {
+                break;
+            }
+            words.push_str(&format!(" w{i}"));
+            prompt = candidate;
+        }
+        let mut session = small.session().await.unwrap();
+        let full = session
+            .generate(request(prompt, SamplingParams::greedy(), 200))
+            .await
+            .unwrap();
+        assert_eq!(full.stop_reason, StopReason::ContextFull, "{full:?}");
+        assert_eq!(full.prompt_tokens + full.tokens.len(), n_ctx + 1);
+    });
+}
+
+#[test]
+fn streaming_chunks_add_up_to_the_result() {
+    runtime().block_on(async {
+        let engine = load(1024).await;
+        let mut session = engine.session().await.unwrap();
+        let prompt = chat_prompt(&engine, &[Message::user("Name three colours.")]);
+        let mut stream = session
+            .generate_stream(request(prompt.clone(), SamplingParams::greedy(), 30))
+            .unwrap();
+        let mut chunks = Vec::new();
+        let output = loop {
+            match stream.next().await.unwrap().unwrap() {
+                GenerateEvent::Text(chunk) => chunks.push(chunk),
+                GenerateEvent::Done(output) => break output,
+            }
+        };
+        assert!(chunks.len() > 1, "expected several chunks, got {chunks:?}");
+        assert_eq!(chunks.concat(), output.text);
+
+        let whole = session
+            .generate(request(prompt, SamplingParams::greedy(), 30))
+            .await
+            .unwrap();
+        assert_eq!(whole.text, output.text);
+    });
+}
+
+#[test]
+fn dropping_a_stream_cancels_and_the_engine_goes_on() {
+    runtime().block_on(async {
+        let engine = load(1024).await;
+        let mut session = engine.session().await.unwrap();
+        let prompt = chat_prompt(&engine, &[Message::user("Tell me a long story.")]);
+        let mut stream = session
+            .generate_stream(request(prompt.clone(), SamplingParams::greedy(), 500))
+            .unwrap();
+        assert!(matches!(
+            stream.next().await,
+            Some(Ok(GenerateEvent::Text(_)))
+        ));
+        drop(stream);
+        let out = session
+            .generate(request(prompt, SamplingParams::greedy(), 5))
+            .await
+            .unwrap();
+        assert_eq!(out.tokens.len(), 5);
+    });
+}
+
+#[test]
+fn a_second_turn_reuses_the_cached_prefix_with_identical_output() {
+    runtime().block_on(async {
+        let engine = load(2048).await;
+        let first_turn = vec![Message::user("What is the capital of France?")];
+        let mut session = engine.session().await.unwrap();
+        let first = session
+            .generate(request(
+                chat_prompt(&engine, &first_turn),
+                SamplingParams::greedy(),
+                20,
+            ))
+            .await
+            .unwrap();
+        assert_eq!(first.reused_tokens, 0);
+
+        let mut second_turn = first_turn.clone();
+        second_turn.push(Message::assistant(first.text.clone()));
+        second_turn.push(Message::user("And of Italy?"));
+        let prompt = chat_prompt(&engine, &second_turn);
+        let reused = session
+            .generate(request(prompt.clone(), SamplingParams::greedy(), 20))
+            .await
+            .unwrap();
+        assert!(
+            reused.reused_tokens >= first.prompt_tokens,
+            "reused {} of a {}-token first prompt",
+            reused.reused_tokens,
+            first.prompt_tokens
+        );
+        let mut fresh_session = engine.session().await.unwrap();
+        let fresh = fresh_session
+            .generate(request(prompt, SamplingParams::greedy(), 20))
+            .await
+            .unwrap();
+        assert_eq!(fresh.reused_tokens, 0);
+        assert_eq!(reused.text, fresh.text);
+    });
+}
+
+#[test]
+fn limits_are_errors_not_crashes() {
+    runtime().block_on(async {
+        let engine = load(256).await;
+        assert_eq!(engine.info().n_ctx, 256);
+        let mut session = engine.session().await.unwrap();
+        let long = "word ".repeat(400);
+        let err = session
+            .generate(request(long, SamplingParams::greedy(), 5))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, EngineError::PromptTooLong { n_ctx: 256, .. }),
+            "{err}"
+        );
+        let err = session
+            .generate(request(String::new(), SamplingParams::greedy(), 5))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, EngineError::EmptyPrompt), "{err}");
+        let mut bad = request(String::new(), SamplingParams::greedy(), 5);
+        bad.prompt = Prompt::Tokens(vec![1, 999_999]);
+        let err = session.generate(bad).await.unwrap_err();
+        assert!(matches!(err, EngineError::BadToken(999_999)), "{err}");
+
+        // Both sessions taken: a third is refused, and freed by a drop.
+        let second = engine.session().await.unwrap();
+        let err = engine.session().await.unwrap_err();
+        assert!(matches!(err, EngineError::NoFreeSession(2)), "{err}");
+        drop(second);
+        let mut third = engine.session().await.unwrap();
+        let out = third
+            .generate(request("Hello".into(), SamplingParams::greedy(), 2))
+            .await
+            .unwrap();
+        assert_eq!(out.tokens.len(), 2);
+    });
+}
+
+#[test]
+fn tokenize_round_trips() {
+    runtime().block_on(async {
+        let engine = load(256).await;
+        let text = "Hello, wörld! <|im_start|>";
+        let tokens = engine.tokenize(text, false).await.unwrap();
+        assert!(
+            tokens.contains(&1),
+            "<|im_start|> is parsed as its special token: {tokens:?}"
+        );
+        assert_eq!(
+            engine
+                .detokenize(&tokens[..tokens.len() - 1])
+                .await
+                .unwrap(),
+            "Hello, wörld! "
+        );
+    });
+}
+
+#[test]
+fn memory_estimate_matches_what_llama_cpp_allocates() {
+    let path = tiny_model();
+    let info = GgufInfo::read(&path).unwrap();
+    // llama.cpp's log for this model at n_ctx 4096: "KV buffer size = 90.00 MiB"
+    // (K f16 45.00 MiB + V f16 45.00 MiB) and "model buffer size = 92.10 MiB".
+    let estimate = info.memory_estimate(4096, KvCacheType::F16);
+    assert_eq!(estimate.kv_bytes(), 90 * 1024 * 1024);
+    runtime().block_on(async {
+        let engine = load(256).await;
+        assert_eq!(estimate.weights_bytes, engine.info().weights_bytes);
+        assert_eq!(info.parameter_count, engine.info().n_params);
+        assert_eq!(
+            info.context_length,
+            Some(u64::from(engine.info().n_ctx_train))
+        );
+    });
+}
