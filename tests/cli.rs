@@ -163,26 +163,20 @@ fn bad_input_gets_a_one_line_error() {
 #[test]
 fn a_named_model_not_in_the_cache_says_how_to_pull_it() {
     let empty = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
-        .args(["models", "path", "small"])
-        .env("REIN_MODELS_DIR", empty.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("rein models pull small"),
-        "{}",
-        stderr(&out)
-    );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
-        .args(["chat", "--no-pull", "--model", "small", "hi"])
-        .env("REIN_MODELS_DIR", empty.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("rein models pull small"),
-        "{}",
-        stderr(&out)
-    );
+    for args in [
+        &["models", "path", "small"][..],
+        &["chat", "--no-pull", "--model", "small", "hi"][..],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+            .args(args)
+            .env("REIN_MODELS_DIR", empty.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr(&out).contains("rein models pull small"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
 }

@@ -46,6 +46,7 @@ fn request(prompt: String, sampling: SamplingParams, max_tokens: u32) -> Generat
         sampling,
         max_tokens,
         stop: Vec::new(),
+        ignore_eog: false,
     }
 }
 

@@ -105,6 +105,8 @@ pub struct GenerateRequest {
     pub max_tokens: u32,
     /// Strings that end generation (not included in the output).
     pub stop: Vec<String>,
+    /// Keep generating past end-of-generation tokens (benchmarks: a fixed token count).
+    pub ignore_eog: bool,
 }
 
 impl GenerateRequest {
@@ -115,6 +117,7 @@ impl GenerateRequest {
             sampling: SamplingParams::default(),
             max_tokens: 256,
             stop: Vec::new(),
+            ignore_eog: false,
         }
     }
 }

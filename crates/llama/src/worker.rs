@@ -359,7 +359,7 @@ impl<'m> Worker<'m> {
                 break StopReason::MaxTokens;
             }
             let token = sampler.sample(&self.ctx, self.batch.n_tokens() - 1);
-            if self.model.vocab().is_eog(token) {
+            if !request.ignore_eog && self.model.vocab().is_eog(token) {
                 break StopReason::EndOfGeneration;
             }
             generated.push(token.0);

