@@ -180,3 +180,18 @@ fn a_named_model_not_in_the_cache_says_how_to_pull_it() {
         );
     }
 }
+
+#[test]
+fn an_offline_hub_source_that_is_not_cached_is_a_clean_error() {
+    let hf_home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(["chat", "--model", "hf:someone/some-repo/model.gguf", "hi"])
+        .env("HF_HUB_OFFLINE", "1")
+        .env("HF_HOME", hf_home.path())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("HF_HUB_OFFLINE is set"), "{err}");
+}
