@@ -6,3 +6,4 @@
 mod cli;
 mod engine;
 mod support;
+mod tool_calls;

@@ -47,6 +47,7 @@ fn request(prompt: String, sampling: SamplingParams, max_tokens: u32) -> Generat
         max_tokens,
         stop: Vec::new(),
         ignore_eog: false,
+        grammar: None,
     }
 }
 

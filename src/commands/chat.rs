@@ -1,13 +1,17 @@
 //! `rein chat`: one prompt, rendered with the model's own chat template, answered with
-//! the reply streamed to stdout.
+//! the reply streamed to stdout; with `--tools`, answered under the tool-call grammar
+//! and printed as checked calls.
 
 use std::io::Write;
 
 use anyhow::Context;
 use clap::Args;
-use rein_format::{ChatTemplate, RenderContext, CHATML_TEMPLATE};
-use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt, SamplingParams};
-use rein_protocol::Message;
+use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet, CHATML_TEMPLATE};
+use rein_llama::{
+    Engine, EngineConfig, GenerateRequest, Grammar, Prompt, SamplingParams, StopReason,
+};
+use rein_protocol::{Message, ToolSpec};
+use serde_json::json;
 
 /// Arguments of `rein chat`.
 #[derive(Args)]
@@ -41,6 +45,18 @@ pub struct ChatArgs {
     /// Fail instead of pulling a named model that is not in the cache.
     #[arg(long)]
     pub no_pull: bool,
+    /// A JSON file with an array of OpenAI-style tools the model may call.
+    #[arg(long)]
+    pub tools: Option<std::path::PathBuf>,
+    /// auto, none, required, or a tool's name.
+    #[arg(long, default_value = "auto")]
+    pub tool_choice: String,
+    /// At most one call per reply.
+    #[arg(long)]
+    pub no_parallel_tool_calls: bool,
+    /// Print one JSON object as the last line: {"content": ..., "tool_calls": [...]}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `rein chat`.
@@ -51,62 +67,166 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
             args.temperature
         );
     }
+    let tools = load_tools(&args)?;
+    let choice: ToolChoice = args.tool_choice.parse().unwrap_or_default();
+    if let Some(tools) = &tools {
+        tools.check_choice(&choice)?;
+        for (name, report) in tools.reports() {
+            for change in &report.changes {
+                tracing::info!(tool = name, "schema changed: {change}");
+            }
+        }
+    }
     let path = super::resolve(&args.model, !args.no_pull)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime
-        .block_on(async move {
-            let mut config = EngineConfig::new(&path);
-            config.n_ctx = args.ctx;
-            config.threads = args.threads;
-            config.gpu_layers = args.gpu_layers;
-            let engine = Engine::load(config).await?;
-            let info = engine.info();
-            let template_source = info.chat_template.clone().unwrap_or_else(|| {
-                tracing::warn!("the model has no chat template; using ChatML");
-                CHATML_TEMPLATE.to_string()
-            });
-            let template = ChatTemplate::new(&template_source)?;
-            let mut messages = Vec::new();
-            if let Some(system) = &args.system {
-                messages.push(Message::system(system.clone()));
-            }
-            messages.push(Message::user(args.prompt.clone()));
-            let prompt = template.render(&RenderContext {
-                messages: &messages,
-                tools: None,
-                add_generation_prompt: true,
-                bos_token: &info.bos_token,
-                eos_token: &info.eos_token,
-            })?;
-            let mut request = GenerateRequest::new(Prompt::Text(prompt));
-            request.sampling = SamplingParams {
-                temperature: args.temperature,
-                seed: args.seed,
-                ..SamplingParams::default()
-            };
-            request.max_tokens = args.max_tokens;
-            let mut session = engine.session().await?;
-            let stdout = std::io::stdout();
-            let output = session
-                .generate_stream(request)?
-                .finish(|chunk| {
-                    let mut out = stdout.lock();
-                    let _ = out.write_all(chunk.as_bytes());
-                    let _ = out.flush();
-                })
-                .await?;
-            println!();
-            tracing::info!(
-                stop = output.stop_reason.as_str(),
-                prompt_tokens = output.prompt_tokens,
-                completion_tokens = output.tokens.len(),
-                prefill_ms = output.prefill_time.as_millis() as u64,
-                decode_ms = output.decode_time.as_millis() as u64,
-                "done"
-            );
-            Ok::<_, anyhow::Error>(())
-        })
+        .block_on(chat(args, path, tools, choice))
         .context("chat failed")
+}
+
+fn load_tools(args: &ChatArgs) -> anyhow::Result<Option<ToolSet>> {
+    let Some(file) = &args.tools else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read --tools {}", file.display()))?;
+    let specs: Vec<ToolSpec> = serde_json::from_str(&text)
+        .with_context(|| format!("--tools {}: expected a JSON array of {{\"type\": \"function\", \"function\": {{...}}}} objects", file.display()))?;
+    Ok(Some(ToolSet::prepare(&specs)?))
+}
+
+async fn chat(
+    args: ChatArgs,
+    path: std::path::PathBuf,
+    tools: Option<ToolSet>,
+    choice: ToolChoice,
+) -> anyhow::Result<()> {
+    let mut config = EngineConfig::new(&path);
+    config.n_ctx = args.ctx;
+    config.threads = args.threads;
+    config.gpu_layers = args.gpu_layers;
+    let engine = Engine::load(config).await?;
+    let info = engine.info();
+    let template_source = info.chat_template.clone().unwrap_or_else(|| {
+        tracing::warn!("the model has no chat template; using ChatML");
+        CHATML_TEMPLATE.to_string()
+    });
+    let native_tools = template_source.contains("tools");
+    let template = ChatTemplate::new(&template_source)?;
+    let definitions = tools
+        .as_ref()
+        .map(ToolSet::definitions)
+        .filter(|d| !d.is_empty());
+    let mut system = args.system.clone();
+    if let (Some(defs), false) = (&definitions, native_tools) {
+        let taught = hermes::emulated_instructions(defs);
+        system = Some(match system {
+            Some(s) => format!("{s}\n\n{taught}"),
+            None => taught,
+        });
+    }
+    let mut messages = Vec::new();
+    if let Some(system) = system {
+        messages.push(Message::system(system));
+    }
+    messages.push(Message::user(args.prompt.clone()));
+    let prompt = template.render(&RenderContext {
+        messages: &messages,
+        tools: definitions.as_deref().filter(|_| native_tools),
+        add_generation_prompt: true,
+        bos_token: &info.bos_token,
+        eos_token: &info.eos_token,
+    })?;
+    let mut request = GenerateRequest::new(Prompt::Text(prompt));
+    request.sampling = SamplingParams {
+        temperature: args.temperature,
+        seed: args.seed,
+        ..SamplingParams::default()
+    };
+    request.max_tokens = args.max_tokens;
+    request.grammar = tools
+        .as_ref()
+        .and_then(|t| hermes::call_grammar(t, &choice, !args.no_parallel_tool_calls))
+        .map(|g| Grammar {
+            gbnf: g.gbnf,
+            root: g.root,
+            lazy_triggers: g.lazy_triggers,
+        });
+    let mut session = engine.session().await?;
+    let stream_text = tools.is_none() && !args.json;
+    let stdout = std::io::stdout();
+    let output = session
+        .generate_stream(request)?
+        .finish(|chunk| {
+            if stream_text {
+                let mut out = stdout.lock();
+                let _ = out.write_all(chunk.as_bytes());
+                let _ = out.flush();
+            }
+        })
+        .await?;
+    tracing::info!(
+        stop = output.stop_reason.as_str(),
+        prompt_tokens = output.prompt_tokens,
+        completion_tokens = output.tokens.len(),
+        prefill_ms = output.prefill_time.as_millis() as u64,
+        decode_ms = output.decode_time.as_millis() as u64,
+        "done"
+    );
+    if stream_text {
+        println!();
+        return Ok(());
+    }
+    tracing::debug!(raw = %output.text, "reply");
+    let cut_off = matches!(
+        output.stop_reason,
+        StopReason::MaxTokens | StopReason::ContextFull
+    );
+    let calls_only = matches!(choice, ToolChoice::Required | ToolChoice::Named(_));
+    let reply = match &tools {
+        Some(tools) => checked_reply(tools, &output.text, cut_off, calls_only)?,
+        None => json!({"content": output.text, "tool_calls": []}),
+    };
+    if args.json {
+        println!("{reply}");
+    } else {
+        if let Some(content) = reply["content"].as_str() {
+            println!("{content}");
+        }
+        for call in reply["tool_calls"].as_array().into_iter().flatten() {
+            println!("{call}");
+        }
+    }
+    Ok(())
+}
+
+/// Parses the reply's calls and checks each against its tool; arguments come back
+/// with the tool's own property names.
+fn checked_reply(
+    tools: &ToolSet,
+    text: &str,
+    cut_off: bool,
+    calls_only: bool,
+) -> anyhow::Result<serde_json::Value> {
+    let parsed = hermes::parse_reply_checked(text, cut_off, calls_only).map_err(|e| match e {
+        hermes::ParseError::Truncated => anyhow::anyhow!("{e}; raise --max-tokens"),
+        other => other.into(),
+    })?;
+    let mut calls = Vec::with_capacity(parsed.calls.len());
+    for call in parsed.calls {
+        let tool = tools.get(&call.name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "the model called `{}`, which is not among the tools",
+                call.name
+            )
+        })?;
+        let arguments = tool
+            .validator
+            .check_value(call.arguments)
+            .with_context(|| format!("the call of `{}` does not validate", call.name))?;
+        calls.push(json!({"name": call.name, "arguments": arguments}));
+    }
+    Ok(json!({"content": parsed.content, "tool_calls": calls}))
 }

@@ -3,7 +3,10 @@
 //! rendering does, so the model sees the text it was trained on.
 #![deny(missing_docs)]
 
+pub mod hermes;
 mod pyjson;
 mod template;
+mod tools;
 
 pub use template::{ChatTemplate, RenderContext, TemplateError, CHATML_TEMPLATE};
+pub use tools::{PreparedTool, ToolChoice, ToolSet, ToolSetError};

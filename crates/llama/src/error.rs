@@ -41,6 +41,9 @@ pub enum EngineError {
     /// A token id outside the vocabulary.
     #[error("token id {0} is not in the vocabulary")]
     BadToken(i32),
+    /// A grammar that llama.cpp cannot compile.
+    #[error("the grammar does not compile ({0}); llama.cpp's log (-vv) says where")]
+    Grammar(String),
     /// `decode` failed.
     #[error("llama.cpp decode failed: {0}")]
     Decode(String),

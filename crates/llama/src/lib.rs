@@ -16,6 +16,6 @@ mod worker;
 pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
 pub use types::{
-    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, ModelInfo, Prompt,
+    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, Grammar, ModelInfo, Prompt,
     SamplingParams, StopReason, TokenId,
 };

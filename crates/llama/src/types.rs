@@ -107,6 +107,32 @@ pub struct GenerateRequest {
     pub stop: Vec<String>,
     /// Keep generating past end-of-generation tokens (benchmarks: a fixed token count).
     pub ignore_eog: bool,
+    /// Constrain the output to a grammar.
+    pub grammar: Option<Grammar>,
+}
+
+/// A GBNF grammar that constrains generated text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grammar {
+    /// The grammar text (llama.cpp's GBNF).
+    pub gbnf: String,
+    /// The start rule.
+    pub root: String,
+    /// Regular expressions that switch the grammar on when the generated text matches
+    /// them (the match is the start of the constrained part); empty = constrained from
+    /// the first token.
+    pub lazy_triggers: Vec<String>,
+}
+
+impl Grammar {
+    /// A grammar applied from the first token, starting at `root`.
+    pub fn strict(gbnf: impl Into<String>) -> Self {
+        Self {
+            gbnf: gbnf.into(),
+            root: "root".into(),
+            lazy_triggers: Vec::new(),
+        }
+    }
 }
 
 impl GenerateRequest {
@@ -118,6 +144,7 @@ impl GenerateRequest {
             max_tokens: 256,
             stop: Vec::new(),
             ignore_eog: false,
+            grammar: None,
         }
     }
 }

@@ -15,7 +15,7 @@ use llama_cpp_2::token::LlamaToken;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::backend;
-use crate::sampler::build_sampler;
+use crate::sampler::{build_grammar, build_sampler, TokenPicker};
 use crate::stop::{StopMatcher, StopScan};
 use crate::utf8::Utf8Stream;
 use crate::{
@@ -288,6 +288,12 @@ impl<'m> Worker<'m> {
                 n_ctx,
             });
         }
+        // Compiled before the prefill, so a bad grammar costs nothing.
+        let grammar = request
+            .grammar
+            .as_ref()
+            .map(|g| build_grammar(self.model, g))
+            .transpose()?;
         let mut cached = self
             .sessions
             .get_mut(seq as usize)
@@ -318,7 +324,7 @@ impl<'m> Worker<'m> {
         cached.extend_from_slice(&prompt[common..]);
         let prefill_time = started.elapsed();
 
-        let outcome = self.sample_loop(seq, &request, &mut cached, events);
+        let outcome = self.sample_loop(seq, &request, grammar, &mut cached, events);
         self.sessions[seq as usize] = Some(cached);
         let (text, tokens, stop_reason) = outcome?;
         let _ = events.send(Ok(GenerateEvent::Done(GenerateOutput {
@@ -338,10 +344,12 @@ impl<'m> Worker<'m> {
         &mut self,
         seq: i32,
         request: &GenerateRequest,
+        grammar: Option<llama_cpp_2::sampling::LlamaSampler>,
         cached: &mut Vec<TokenId>,
         events: &mpsc::UnboundedSender<Result<GenerateEvent, EngineError>>,
     ) -> Result<(String, Vec<TokenId>, StopReason), EngineError> {
-        let mut sampler = build_sampler(&request.sampling, self.model.n_vocab());
+        let chain = build_sampler(&request.sampling, self.model.n_vocab());
+        let mut picker = TokenPicker::new(chain, grammar, self.model.vocab().eos());
         let mut utf8 = Utf8Stream::default();
         let mut stops = StopMatcher::new(&request.stop);
         let mut text = String::new();
@@ -358,7 +366,7 @@ impl<'m> Worker<'m> {
             if generated.len() >= request.max_tokens as usize {
                 break StopReason::MaxTokens;
             }
-            let token = sampler.sample(&self.ctx, self.batch.n_tokens() - 1);
+            let token = picker.pick(&self.ctx, self.batch.n_tokens() - 1);
             if !request.ignore_eog && self.model.vocab().is_eog(token) {
                 break StopReason::EndOfGeneration;
             }

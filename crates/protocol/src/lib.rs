@@ -3,5 +3,7 @@
 #![deny(missing_docs)]
 
 mod message;
+mod tool;
 
 pub use message::{FunctionCall, Message, Role, ToolCall};
+pub use tool::{FunctionSpec, ToolSpec};

@@ -9,6 +9,8 @@
 mod canonical;
 mod coerce;
 mod error;
+mod gbnf;
+mod gbnf_int;
 mod names;
 mod refs;
 mod repair;
@@ -19,6 +21,7 @@ mod validate;
 
 pub use canonical::{NumberBounds, Property, Schema, SchemaKind};
 pub use error::SchemaError;
+pub use gbnf::{literal, rule_name, schema_grammar, GrammarBuilder};
 pub use names::sanitize_name;
 pub use repair::repair_historical_json;
 pub use report::{Change, ChangeKind, Report};

@@ -1,0 +1,301 @@
+//! The Hermes / Qwen2.5 tool-call format: calls written as
+//! `<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>`. Its grammar (one
+//! branch per tool, so only existing tools can be named and each tool's arguments
+//! follow its schema) and its strict parser. Models without a tool template (SmolLM2)
+//! are taught the same format in the system prompt (emulated calling).
+
+use rein_schema::{literal, rule_name, GrammarBuilder};
+use serde_json::Value;
+
+use crate::{ToolChoice, ToolSet};
+
+/// Opens a call.
+pub const CALL_OPEN: &str = "<tool_call>";
+/// Closes a call.
+pub const CALL_CLOSE: &str = "</tool_call>";
+
+/// The most calls one reply may hold: small models otherwise repeat a call until the
+/// token limit.
+pub const MAX_PARALLEL_CALLS: usize = 8;
+
+/// A grammar for one turn, in llama.cpp's GBNF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallGrammar {
+    /// The grammar text.
+    pub gbnf: String,
+    /// Its start rule.
+    pub root: String,
+    /// Regular expressions that switch the grammar on (empty = from the first token).
+    pub lazy_triggers: Vec<String>,
+}
+
+/// The grammar for `choice` over `tools`; `None` when the turn is unconstrained
+/// (`none`, or no tools).
+pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Option<CallGrammar> {
+    let offered: Vec<_> = match choice {
+        ToolChoice::None => return None,
+        ToolChoice::Named(name) => tools.tools().iter().filter(|t| &t.name == name).collect(),
+        ToolChoice::Auto | ToolChoice::Required => tools.tools().iter().collect(),
+    };
+    if offered.is_empty() {
+        return None;
+    }
+    let mut builder = GrammarBuilder::new();
+    let branches: Vec<String> = offered
+        .iter()
+        .map(|tool| {
+            let args = builder.schema(
+                &tool.sanitized.schema,
+                &format!("args-{}", rule_name(&tool.name)),
+            );
+            let head = literal(&format!("{}\", \"arguments\": ", tool.name));
+            builder.rule(
+                &format!("tool-{}", rule_name(&tool.name)),
+                format!("{head} {args}"),
+            )
+        })
+        .collect();
+    let body = builder.rule("call-body", branches.join(" | "));
+    let call = builder.rule(
+        "call",
+        format!(
+            "{} {body} {}",
+            literal(&format!("{CALL_OPEN}\n{{\"name\": \"")),
+            literal(&format!("}}\n{CALL_CLOSE}"))
+        ),
+    );
+    let root = if parallel {
+        format!(r#"{call} ( "\n" {call} ){{0,{}}}"#, MAX_PARALLEL_CALLS - 1)
+    } else {
+        call
+    };
+    let calls = builder.rule("calls", root);
+    Some(CallGrammar {
+        gbnf: builder.build(&calls),
+        root: "root".into(),
+        lazy_triggers: match choice {
+            ToolChoice::Auto => vec![regex_escape(CALL_OPEN)],
+            _ => Vec::new(),
+        },
+    })
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+/// A call as the model wrote it (names as the model sees them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, unparsed.
+    pub arguments: Value,
+}
+
+/// A reply split into text and calls.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParsedReply {
+    /// Text outside the calls (trimmed), if any.
+    pub content: Option<String>,
+    /// The calls, in order.
+    pub calls: Vec<RawCall>,
+}
+
+/// Why a reply's calls could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The token limit ended the reply inside a call.
+    #[error("the reply reached the token limit before its tool calls were complete")]
+    Truncated,
+    /// A call was opened and never closed (the output was cut).
+    #[error("a tool call was opened but not closed (the reply was cut off)")]
+    Unclosed,
+    /// A call's body is not the expected JSON object.
+    #[error("tool call {index} is not a JSON object with `name` and `arguments`: {reason}")]
+    BadCall {
+        /// Which call (from 1).
+        index: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Splits `text` into content and calls, strictly: each call body must be a JSON
+/// object with a string `name` and an object `arguments`. `cut_off` says the token
+/// limit ended the reply: then a reply that does not end with a complete call, while
+/// calls were being written (`calls_only`, or a call was opened), is
+/// [`ParseError::Truncated`] — a partial call is never returned.
+pub fn parse_reply_checked(
+    text: &str,
+    cut_off: bool,
+    calls_only: bool,
+) -> Result<ParsedReply, ParseError> {
+    let ends_with_call = text.trim_end().ends_with(CALL_CLOSE);
+    let writing_calls = calls_only || text.contains(CALL_OPEN) || text.trim_end().ends_with('<');
+    if cut_off && writing_calls && !ends_with_call {
+        return Err(ParseError::Truncated);
+    }
+    match parse_reply(text) {
+        // Cut inside a string that happened to end with the closing marker.
+        Err(ParseError::Unclosed) if cut_off => Err(ParseError::Truncated),
+        other => other,
+    }
+}
+
+/// Splits `text` into content and calls, strictly: each call body must be a JSON
+/// object with a string `name` and an object `arguments`. The body is read as JSON,
+/// so a `</tool_call>` inside a string argument is data, not the end of the call.
+pub fn parse_reply(text: &str) -> Result<ParsedReply, ParseError> {
+    let mut content = String::new();
+    let mut calls = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find(CALL_OPEN) {
+        content.push_str(&rest[..open]);
+        let after = &rest[open + CALL_OPEN.len()..];
+        let index = calls.len() + 1;
+        let bad = |reason: String| ParseError::BadCall { index, reason };
+        let mut values = serde_json::Deserializer::from_str(after).into_iter::<Value>();
+        let body = match values.next() {
+            Some(Ok(body)) => body,
+            Some(Err(e)) if e.is_eof() => return Err(ParseError::Unclosed),
+            Some(Err(e)) => return Err(bad(e.to_string())),
+            None => return Err(ParseError::Unclosed),
+        };
+        let tail = after[values.byte_offset()..].trim_start();
+        rest = match tail.strip_prefix(CALL_CLOSE) {
+            Some(rest) => rest,
+            None if tail.is_empty() || CALL_CLOSE.starts_with(tail) => {
+                return Err(ParseError::Unclosed)
+            }
+            None => {
+                return Err(bad(format!(
+                    "text after the call body where {CALL_CLOSE} belongs"
+                )))
+            }
+        };
+        let Value::Object(mut map) = body else {
+            return Err(bad("not an object".into()));
+        };
+        let name = match map.remove("name") {
+            Some(Value::String(name)) => name,
+            _ => return Err(bad("no string `name`".into())),
+        };
+        let arguments = match map.remove("arguments") {
+            Some(args @ Value::Object(_)) => args,
+            None => Value::Object(Default::default()),
+            Some(other) => return Err(bad(format!("`arguments` is {other}, not an object"))),
+        };
+        calls.push(RawCall { name, arguments });
+    }
+    content.push_str(rest);
+    let content = content.trim();
+    Ok(ParsedReply {
+        content: (!content.is_empty()).then(|| content.to_string()),
+        calls,
+    })
+}
+
+/// The system-prompt text that teaches the format to a model whose template has no
+/// tool support, listing `definitions` one per line.
+pub fn emulated_instructions(definitions: &[Value]) -> String {
+    let mut out = String::from(
+        "You can call tools. To call one, reply with exactly:\n<tool_call>\n{\"name\": \"TOOL NAME\", \"arguments\": {ARGUMENTS AS JSON}}\n</tool_call>\nThe tools:\n",
+    );
+    for d in definitions {
+        out.push_str(&d.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rein_protocol::ToolSpec;
+    use serde_json::json;
+
+    fn tools() -> ToolSet {
+        let specs: Vec<ToolSpec> = serde_json::from_value(json!([
+            {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
+            {"type": "function", "function": {"name": "list_files"}}
+        ]))
+        .unwrap();
+        ToolSet::prepare(&specs).unwrap()
+    }
+
+    #[test]
+    fn grammar_has_one_branch_per_tool_and_honours_the_choice() {
+        let t = tools();
+        let all = call_grammar(&t, &ToolChoice::Required, true).unwrap();
+        assert!(all.gbnf.contains("tool-get-weather"), "{}", all.gbnf);
+        assert!(all.gbnf.contains("tool-list-files"));
+        assert!(all.lazy_triggers.is_empty());
+        let named = call_grammar(&t, &ToolChoice::Named("list_files".into()), false).unwrap();
+        assert!(!named.gbnf.contains("tool-get-weather"));
+        let auto = call_grammar(&t, &ToolChoice::Auto, true).unwrap();
+        assert_eq!(auto.lazy_triggers, vec!["<tool_call>"]);
+        assert!(call_grammar(&t, &ToolChoice::None, true).is_none());
+    }
+
+    #[test]
+    fn parses_text_and_calls_strictly() {
+        let reply = "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>";
+        let parsed = parse_reply(reply).unwrap();
+        assert_eq!(parsed.content.as_deref(), Some("Let me check."));
+        assert_eq!(parsed.calls.len(), 2);
+        assert_eq!(parsed.calls[0].arguments, json!({"city": "Oslo"}));
+        assert_eq!(
+            parse_reply("just text").unwrap(),
+            ParsedReply {
+                content: Some("just text".into()),
+                calls: vec![]
+            }
+        );
+        assert_eq!(
+            parse_reply("<tool_call>\n{\"name\": \"x\"").unwrap_err(),
+            ParseError::Unclosed
+        );
+        assert_eq!(
+            parse_reply("<tool_call>\n{\"name\": \"x\"}\n</tool").unwrap_err(),
+            ParseError::Unclosed
+        );
+        // A closing marker inside a string argument is data.
+        let tricky = "<tool_call>\n{\"name\": \"x\", \"arguments\": {\"s\": \"}}</tool_call> {\"}}\n</tool_call>";
+        let parsed = parse_reply(tricky).unwrap();
+        assert_eq!(parsed.calls[0].arguments, json!({"s": "}}</tool_call> {"}));
+        assert_eq!(parsed.content, None);
+        assert!(matches!(
+            parse_reply("<tool_call>{\"name\": 1}</tool_call>"),
+            Err(ParseError::BadCall { index: 1, .. })
+        ));
+        assert!(matches!(
+            parse_reply("<tool_call>{\"name\": \"x\", \"arguments\": \"{}\"}</tool_call>"),
+            Err(ParseError::BadCall { .. })
+        ));
+        let call = "<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>";
+        assert_eq!(
+            parse_reply_checked(&format!("{call}\n<"), true, true),
+            Err(ParseError::Truncated)
+        );
+        assert_eq!(
+            parse_reply_checked(call, true, true).unwrap().calls.len(),
+            1
+        );
+        assert_eq!(
+            parse_reply_checked("long text", true, false)
+                .unwrap()
+                .content
+                .as_deref(),
+            Some("long text")
+        );
+    }
+}

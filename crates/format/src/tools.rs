@@ -1,0 +1,169 @@
+//! The tools of one request, prepared: names checked, schemas sanitized, validators
+//! built, and the sanitized definitions the prompt shows.
+
+use std::str::FromStr;
+
+use rein_protocol::ToolSpec;
+use rein_schema::{sanitize, ArgumentValidator, Limits, Report, Sanitized, SchemaError};
+use serde_json::{json, Value};
+
+/// Which calls the model may make this turn.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    /// A plain answer or calls.
+    #[default]
+    Auto,
+    /// No calls.
+    None,
+    /// At least one call.
+    Required,
+    /// A call of this tool.
+    Named(String),
+}
+
+impl FromStr for ToolChoice {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "auto" => ToolChoice::Auto,
+            "none" => ToolChoice::None,
+            "required" | "any" => ToolChoice::Required,
+            name => ToolChoice::Named(name.to_string()),
+        })
+    }
+}
+
+/// Why a tool list was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolSetError {
+    /// No tools, but calls were asked for.
+    #[error("tool_choice asks for a call but no tools were given")]
+    Empty,
+    /// Two tools with one name.
+    #[error("two tools are named `{0}`; tool names must be unique")]
+    Duplicate(String),
+    /// A name providers and parsers cannot carry.
+    #[error("tool name `{0}` is not allowed: use 1-64 letters, digits, `_` or `-`")]
+    IllegalName(String),
+    /// tool_choice names a tool that is not in the list.
+    #[error("tool_choice names `{0}`, which is not among the tools")]
+    UnknownChoice(String),
+    /// A schema the sanitizer refused.
+    #[error("tool `{tool}`: {error}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with its schema.
+        error: SchemaError,
+    },
+}
+
+/// One tool, ready for a turn.
+#[derive(Debug)]
+pub struct PreparedTool {
+    /// The tool's name.
+    pub name: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// The sanitized schema and its report.
+    pub sanitized: Sanitized,
+    /// Checks its arguments.
+    pub validator: ArgumentValidator,
+    /// The original schema did not compile as JSON Schema; validation uses the
+    /// canonical one.
+    pub validation_degraded: bool,
+}
+
+/// The tools of one request.
+#[derive(Debug, Default)]
+pub struct ToolSet {
+    tools: Vec<PreparedTool>,
+}
+
+impl ToolSet {
+    /// Checks names and sanitizes every schema.
+    pub fn prepare(specs: &[ToolSpec]) -> Result<Self, ToolSetError> {
+        let mut tools: Vec<PreparedTool> = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let name = &spec.function.name;
+            let legal = !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if !legal {
+                return Err(ToolSetError::IllegalName(name.clone()));
+            }
+            if tools.iter().any(|t| &t.name == name) {
+                return Err(ToolSetError::Duplicate(name.clone()));
+            }
+            let parameters = spec
+                .function
+                .parameters
+                .clone()
+                .unwrap_or_else(|| json!({"type": "object"}));
+            let sanitized =
+                sanitize(&parameters, Limits::default()).map_err(|error| ToolSetError::Schema {
+                    tool: name.clone(),
+                    error,
+                })?;
+            let (validator, validation_degraded) = ArgumentValidator::new(&sanitized);
+            tools.push(PreparedTool {
+                name: name.clone(),
+                description: spec.function.description.clone(),
+                sanitized,
+                validator,
+                validation_degraded,
+            });
+        }
+        Ok(Self { tools })
+    }
+
+    /// The tools, in order.
+    pub fn tools(&self) -> &[PreparedTool] {
+        &self.tools
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&PreparedTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Checks that `choice` can be honoured by these tools.
+    pub fn check_choice(&self, choice: &ToolChoice) -> Result<(), ToolSetError> {
+        match choice {
+            ToolChoice::Required if self.is_empty() => Err(ToolSetError::Empty),
+            ToolChoice::Named(name) if self.get(name).is_none() => {
+                Err(ToolSetError::UnknownChoice(name.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The definitions shown to the model: sanitized schemas, OpenAI shape.
+    pub fn definitions(&self) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|t| {
+                let mut function = json!({"name": t.name});
+                if let Some(d) = &t.description {
+                    function["description"] = json!(d);
+                }
+                function["parameters"] = t.sanitized.schema.to_json();
+                json!({"type": "function", "function": function})
+            })
+            .collect()
+    }
+
+    /// Every sanitizer report, by tool.
+    pub fn reports(&self) -> impl Iterator<Item = (&str, &Report)> {
+        self.tools
+            .iter()
+            .map(|t| (t.name.as_str(), &t.sanitized.report))
+    }
+}

@@ -1,0 +1,210 @@
+//! Tool calls decoded under the grammar by the real tiny model: for generated tool
+//! schemas (a fixed-seed proptest runner, so CI sees the same cases every run), every
+//! call parses, names an offered tool, and validates against the tool's schema.
+//!
+//! A reply cut off by the token limit holds no call (a partial call is never used); it
+//! is retried with twice the allowance, as the agent loop will, and counted. The tiny
+//! model sometimes repeats itself inside an unbounded string until any limit; those
+//! cases end as "truncated", never as a malformed call.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rein_format::hermes::{self, ParseError};
+use rein_format::{ChatTemplate, RenderContext, ToolChoice, ToolSet};
+use rein_llama::{
+    Engine, EngineConfig, GenerateRequest, Grammar, Prompt, SamplingParams, StopReason,
+};
+use rein_protocol::{Message, ToolSpec};
+use serde_json::{json, Value};
+
+use crate::support::tiny_model;
+
+/// Parameter schemas in the dialects found in the wild.
+fn parameter() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        prop::sample::select(vec![
+            "string", "str", "integer", "int", "number", "float", "boolean", "bool"
+        ])
+        .prop_map(|t| json!({ "type": t })),
+        (1u64..20).prop_map(|max| json!({"type": "string", "maxLength": max})),
+        (-10i64..10).prop_map(|lo| json!({"type": "integer", "minimum": lo})),
+        prop::collection::vec("[a-z]{1,6}", 1..4).prop_map(|v| json!({ "enum": v })),
+        Just(json!({"type": ["string", "null"]})),
+    ];
+    leaf.prop_recursive(2, 12, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), 1u64..4).prop_map(|(items, max)| json!({"type": "list", "items": items, "maxItems": max})),
+            prop::collection::btree_map("[a-z][a-z_ ]{0,8}", inner, 1..3)
+                .prop_map(|props| json!({"type": "object", "properties": props, "required": props.keys().take(1).collect::<Vec<_>>()})),
+        ]
+    })
+}
+
+fn tool() -> impl Strategy<Value = Value> {
+    ("[a-z][a-z_]{2,12}", prop::collection::btree_map("[a-z][a-z_ ]{0,10}", parameter(), 0..4)).prop_map(|(name, props)| {
+        let required: Vec<&String> = props.keys().step_by(2).collect();
+        json!({"type": "function", "function": {"name": name, "description": format!("Does {name}"), "parameters": {"type": "object", "properties": props, "required": required}}})
+    })
+}
+
+fn tool_list() -> impl Strategy<Value = Vec<Value>> {
+    prop::collection::vec(tool(), 1..4).prop_map(|mut tools| {
+        let mut seen = std::collections::HashSet::new();
+        tools.retain(|t| {
+            seen.insert(
+                t["function"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        });
+        tools
+    })
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    cases: usize,
+    calls: usize,
+    truncated_first_try: usize,
+    truncated_after_retries: usize,
+}
+
+#[test]
+fn every_required_call_from_the_tiny_model_parses_and_validates() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut config = EngineConfig::new(tiny_model());
+    config.n_ctx = Some(2048);
+    config.threads = Some(2);
+    let engine = runtime.block_on(Engine::load(config)).unwrap();
+    let info = engine.info().clone();
+    let template = ChatTemplate::new(info.chat_template.as_deref().unwrap()).unwrap();
+
+    let cases = std::env::var("REIN_TOOL_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(24);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 8,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let tally = std::cell::RefCell::new(Tally::default());
+    let result = runner.run(
+        &(tool_list(), any::<u32>(), any::<bool>()),
+        |(tools, seed, parallel)| {
+            let specs: Vec<ToolSpec> = serde_json::from_value(Value::Array(tools)).unwrap();
+            let set = ToolSet::prepare(&specs).unwrap();
+            let grammar = hermes::call_grammar(&set, &ToolChoice::Required, parallel).unwrap();
+            let system = hermes::emulated_instructions(&set.definitions());
+            let messages = [
+                Message::system(system),
+                Message::user("Call one of the tools with sensible arguments."),
+            ];
+            let prompt = template
+                .render(&RenderContext {
+                    messages: &messages,
+                    tools: None,
+                    add_generation_prompt: true,
+                    bos_token: &info.bos_token,
+                    eos_token: &info.eos_token,
+                })
+                .unwrap();
+            // As the agent loop will: a reply cut off mid-call is retried with twice the
+            // allowance, at most 4 attempts; a partial call is never used.
+            let mut max_tokens = 128;
+            let parsed = loop {
+                let mut request = GenerateRequest::new(Prompt::Text(prompt.clone()));
+                request.sampling = SamplingParams {
+                    temperature: 0.8,
+                    repeat_penalty: 1.1,
+                    seed,
+                    ..SamplingParams::default()
+                };
+                request.max_tokens = max_tokens;
+                request.grammar = Some(Grammar {
+                    gbnf: grammar.gbnf.clone(),
+                    root: grammar.root.clone(),
+                    lazy_triggers: vec![],
+                });
+                let started = std::time::Instant::now();
+                let out = runtime.block_on(async {
+                    engine
+                        .session()
+                        .await
+                        .unwrap()
+                        .generate(request)
+                        .await
+                        .unwrap()
+                });
+                if std::env::var_os("REIN_TOOL_TRACE").is_some() {
+                    eprintln!(
+                        "{:?} {} tokens {:?}: {:?}",
+                        started.elapsed(),
+                        out.tokens.len(),
+                        out.stop_reason,
+                        out.text.chars().take(200).collect::<String>()
+                    );
+                }
+                let cut = matches!(
+                    out.stop_reason,
+                    StopReason::MaxTokens | StopReason::ContextFull
+                );
+                match hermes::parse_reply_checked(&out.text, cut, true) {
+                    Err(ParseError::Truncated) if max_tokens < 512 => {
+                        tally.borrow_mut().truncated_first_try += usize::from(max_tokens == 128);
+                        max_tokens *= 2;
+                    }
+                    Err(ParseError::Truncated) => {
+                        let mut t = tally.borrow_mut();
+                        t.truncated_after_retries += 1;
+                        t.cases += 1;
+                        return Ok(());
+                    }
+                    other => {
+                        break other
+                            .map_err(|e| TestCaseError::fail(format!("{e}\n{}", out.text)))?
+                    }
+                }
+            };
+            prop_assert!(
+                parsed.content.is_none(),
+                "text outside calls: {:?}",
+                parsed.content
+            );
+            prop_assert!(!parsed.calls.is_empty());
+            if !parallel {
+                prop_assert_eq!(parsed.calls.len(), 1);
+            }
+            for call in &parsed.calls {
+                let tool = set
+                    .get(&call.name)
+                    .ok_or_else(|| TestCaseError::fail(format!("unknown tool {}", call.name)))?;
+                tool.validator
+                    .check_value(call.arguments.clone())
+                    .map_err(|e| {
+                        TestCaseError::fail(format!("{}: {e}\n{}", call.name, call.arguments))
+                    })?;
+            }
+            let mut t = tally.borrow_mut();
+            t.cases += 1;
+            t.calls += parsed.calls.len();
+            Ok(())
+        },
+    );
+    let tally = tally.into_inner();
+    eprintln!("tool-call property: {tally:?}");
+    result.unwrap();
+    assert_eq!(tally.cases, cases as usize);
+    // Most replies must hold checked calls, or the property above says little.
+    assert!(
+        tally.truncated_after_retries * 4 <= tally.cases,
+        "{tally:?}"
+    );
+}
