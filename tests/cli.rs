@@ -195,3 +195,89 @@ fn an_offline_hub_source_that_is_not_cached_is_a_clean_error() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("HF_HUB_OFFLINE is set"), "{err}");
 }
+
+fn tools_file(dir: &std::path::Path, tools: serde_json::Value) -> String {
+    let path = dir.join("tools.json");
+    std::fs::write(&path, tools.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn chat_with_tools_prints_checked_calls_with_the_tools_own_names() {
+    tiny_model();
+    let dir = tempfile::tempdir().unwrap();
+    let file = tools_file(
+        dir.path(),
+        serde_json::json!([{"type": "function", "function": {"name": "list_files", "description": "List the files of a folder",
+            "parameters": {"type": "object", "properties": {"dir path": {"type": "str"}, "depth": {"type": "int", "minimum": 1, "maximum": 3}}, "required": ["dir path", "depth"]}}}]),
+    );
+    let out = rein(&[
+        "chat",
+        "--model",
+        "tiny",
+        "--tools",
+        &file,
+        "--tool-choice",
+        "required",
+        "--no-parallel-tool-calls",
+        "--json",
+        "--seed",
+        "1",
+        "--max-tokens",
+        "200",
+        "List the files in src",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let last: serde_json::Value =
+        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
+    let calls = last["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{last}");
+    assert_eq!(calls[0]["name"], "list_files");
+    let depth = calls[0]["arguments"]["depth"].as_i64().unwrap();
+    assert!((1..=3).contains(&depth), "{last}");
+    assert!(calls[0]["arguments"]["dir path"].is_string(), "{last}");
+}
+
+#[test]
+fn bad_tool_files_get_a_one_line_error() {
+    tiny_model();
+    let dir = tempfile::tempdir().unwrap();
+    let tool = |name: &str| serde_json::json!({"type": "function", "function": {"name": name}});
+    let cases = [
+        (
+            serde_json::json!({"not": "a list"}),
+            "expected a JSON array",
+        ),
+        (
+            serde_json::json!([tool("a"), tool("a")]),
+            "two tools are named `a`",
+        ),
+        (
+            serde_json::json!([tool("bad name!")]),
+            "tool name `bad name!` is not allowed",
+        ),
+        (
+            serde_json::json!([{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": {"x": {"$ref": "#/$defs/Nope"}}}}}]),
+            "cannot resolve $ref",
+        ),
+    ];
+    for (tools, needle) in cases {
+        let file = tools_file(dir.path(), tools);
+        assert_clean_failure(&["chat", "--model", "tiny", "--tools", &file, "hi"], needle);
+    }
+    let file = tools_file(dir.path(), serde_json::json!([tool("a")]));
+    assert_clean_failure(
+        &[
+            "chat",
+            "--model",
+            "tiny",
+            "--tools",
+            &file,
+            "--tool-choice",
+            "b",
+            "hi",
+        ],
+        "tool_choice names `b`",
+    );
+}
