@@ -327,3 +327,19 @@ fn memory_estimate_matches_what_llama_cpp_allocates() {
         );
     });
 }
+
+#[test]
+fn a_grammar_llama_cpp_cannot_compile_is_an_error_and_the_session_survives() {
+    runtime().block_on(async {
+        let engine = load(256).await;
+        let mut session = engine.session().await.unwrap();
+        let mut bad = request("Hello".into(), SamplingParams::greedy(), 4);
+        bad.grammar = Some(rein_llama::Grammar::strict("root ::= ( \"a\" "));
+        let err = session.generate(bad).await.unwrap_err();
+        assert!(matches!(err, EngineError::Grammar(_)), "{err}");
+        let mut good = request("Hello".into(), SamplingParams::greedy(), 4);
+        good.grammar = Some(rein_llama::Grammar::strict(r#"root ::= "yes" | "no""#));
+        let out = session.generate(good).await.unwrap();
+        assert!(out.text == "yes" || out.text == "no", "{:?}", out.text);
+    });
+}
