@@ -200,13 +200,7 @@ impl Schema {
     /// key declared), used to pick an `anyOf` branch.
     fn shape_fits(&self, value: &Value) -> bool {
         match (&self.kind, value) {
-            (SchemaKind::Any, _) => true,
-            (SchemaKind::Null, Value::Null) | (SchemaKind::Boolean, Value::Bool(_)) => true,
             (SchemaKind::Integer(_), Value::Number(n)) => n.is_i64() || n.is_u64(),
-            (SchemaKind::Number(_), Value::Number(_)) => true,
-            (SchemaKind::String { .. }, Value::String(_)) => true,
-            (SchemaKind::Enum(values), v) => values.contains(v),
-            (SchemaKind::Array { .. }, Value::Array(_)) => true,
             (
                 SchemaKind::Object {
                     properties,
@@ -217,7 +211,7 @@ impl Schema {
                 additional.is_some() || map.keys().all(|k| properties.iter().any(|p| &p.name == k))
             }
             (SchemaKind::AnyOf(branches), v) => branches.iter().any(|b| b.shape_fits(v)),
-            _ => false,
+            _ => self.admits_shape(value),
         }
     }
 }
