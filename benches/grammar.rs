@@ -118,12 +118,7 @@ fn report_constrained_decode() {
             eos_token: &info.eos_token,
         })
         .expect("render");
-    let call = hermes::call_grammar(&set, &ToolChoice::Required, false).expect("grammar");
-    let grammar = Grammar {
-        gbnf: call.gbnf,
-        root: call.root,
-        lazy_triggers: vec![],
-    };
+    let grammar = hermes::call_grammar(&set, &ToolChoice::Required, false).expect("grammar");
     let (free, free_tokens) = ms_per_token(&runtime, &engine, &prompt, None);
     let (constrained, constrained_tokens) = ms_per_token(&runtime, &engine, &prompt, Some(grammar));
     eprintln!(

@@ -11,9 +11,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rein_format::hermes::{self, ParseError};
 use rein_format::{ChatTemplate, RenderContext, ToolChoice, ToolSet};
-use rein_llama::{
-    Engine, EngineConfig, GenerateRequest, Grammar, Prompt, SamplingParams, StopReason,
-};
+use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::{json, Value};
 
@@ -128,11 +126,7 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
                     ..SamplingParams::default()
                 };
                 request.max_tokens = max_tokens;
-                request.grammar = Some(Grammar {
-                    gbnf: grammar.gbnf.clone(),
-                    root: grammar.root.clone(),
-                    lazy_triggers: vec![],
-                });
+                request.grammar = Some(grammar.clone());
                 let started = std::time::Instant::now();
                 let out = runtime.block_on(async {
                     engine

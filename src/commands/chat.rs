@@ -7,9 +7,7 @@ use std::io::Write;
 use anyhow::Context;
 use clap::Args;
 use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet, CHATML_TEMPLATE};
-use rein_llama::{
-    Engine, EngineConfig, GenerateRequest, Grammar, Prompt, SamplingParams, StopReason,
-};
+use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
 
@@ -148,12 +146,7 @@ async fn chat(
     request.max_tokens = args.max_tokens;
     request.grammar = tools
         .as_ref()
-        .and_then(|t| hermes::call_grammar(t, &choice, !args.no_parallel_tool_calls))
-        .map(|g| Grammar {
-            gbnf: g.gbnf,
-            root: g.root,
-            lazy_triggers: g.lazy_triggers,
-        });
+        .and_then(|t| hermes::call_grammar(t, &choice, !args.no_parallel_tool_calls));
     let mut session = engine.session().await?;
     let stream_text = tools.is_none() && !args.json;
     let stdout = std::io::stdout();

@@ -4,6 +4,7 @@
 //! follow its schema) and its strict parser. Models without a tool template (SmolLM2)
 //! are taught the same format in the system prompt (emulated calling).
 
+use rein_protocol::Grammar;
 use rein_schema::{literal, rule_name, GrammarBuilder};
 use serde_json::Value;
 
@@ -18,20 +19,9 @@ pub const CALL_CLOSE: &str = "</tool_call>";
 /// token limit.
 pub const MAX_PARALLEL_CALLS: usize = 8;
 
-/// A grammar for one turn, in llama.cpp's GBNF.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallGrammar {
-    /// The grammar text.
-    pub gbnf: String,
-    /// Its start rule.
-    pub root: String,
-    /// Regular expressions that switch the grammar on (empty = from the first token).
-    pub lazy_triggers: Vec<String>,
-}
-
 /// The grammar for `choice` over `tools`; `None` when the turn is unconstrained
 /// (`none`, or no tools).
-pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Option<CallGrammar> {
+pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Option<Grammar> {
     let offered: Vec<_> = match choice {
         ToolChoice::None => return None,
         ToolChoice::Named(name) => tools.tools().iter().filter(|t| &t.name == name).collect(),
@@ -70,7 +60,7 @@ pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Opt
         call
     };
     let calls = builder.rule("calls", root);
-    Some(CallGrammar {
+    Some(Grammar {
         gbnf: builder.build(&calls),
         root: "root".into(),
         lazy_triggers: match choice {

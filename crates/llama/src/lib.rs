@@ -15,7 +15,8 @@ mod worker;
 
 pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
+pub use rein_protocol::Grammar;
 pub use types::{
-    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, Grammar, ModelInfo, Prompt,
+    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, ModelInfo, Prompt,
     SamplingParams, StopReason, TokenId,
 };

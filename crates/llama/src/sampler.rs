@@ -11,7 +11,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::{EngineError, Grammar, SamplingParams};
+use crate::{EngineError, SamplingParams};
+use rein_protocol::Grammar;
 
 /// The chain llama.cpp's own tools use: penalties, top-k, top-p, min-p, temperature,
 /// then a seeded draw; greedy when the temperature is 0.
