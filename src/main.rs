@@ -1,4 +1,5 @@
-//! The `rein` command line: chat with a local model, and manage models.
+//! The `rein` command line: run an agent on a task, chat with a local model, replay
+//! traces, and manage models.
 
 mod commands;
 mod logging;
@@ -23,6 +24,10 @@ struct Cli {
 enum Command {
     /// Answer one prompt with a local model, streaming the reply to stdout.
     Chat(commands::chat::ChatArgs),
+    /// Let an agent work on a task in a workspace with the built-in tools.
+    Run(commands::run::RunArgs),
+    /// Print a run's trace readably.
+    Replay(commands::replay::ReplayArgs),
     /// List, pull, locate and inspect models.
     #[command(subcommand)]
     Models(commands::models::ModelsCommand),
@@ -33,6 +38,8 @@ fn main() -> ExitCode {
     logging::init(cli.verbose);
     let result = match cli.command {
         Command::Chat(args) => commands::chat::run(args),
+        Command::Run(args) => commands::run::run(args),
+        Command::Replay(args) => commands::replay::run(args),
         Command::Models(command) => commands::models::run(command),
     };
     match result {

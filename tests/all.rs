@@ -5,5 +5,6 @@
 
 mod cli;
 mod engine;
+mod run;
 mod support;
 mod tool_calls;

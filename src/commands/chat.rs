@@ -111,8 +111,8 @@ async fn chat(
         tracing::warn!("the model has no chat template; using ChatML");
         CHATML_TEMPLATE.to_string()
     });
-    let native_tools = template_source.contains("tools");
     let template = ChatTemplate::new(&template_source)?;
+    let native_tools = template.supports_tools();
     let definitions = tools
         .as_ref()
         .map(ToolSet::definitions)

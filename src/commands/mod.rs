@@ -2,6 +2,8 @@
 
 pub mod chat;
 pub mod models;
+pub mod replay;
+pub mod run;
 
 use std::path::PathBuf;
 

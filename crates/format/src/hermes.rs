@@ -4,7 +4,7 @@
 //! follow its schema) and its strict parser. Models without a tool template (SmolLM2)
 //! are taught the same format in the system prompt (emulated calling).
 
-use rein_protocol::Grammar;
+use rein_protocol::{Grammar, Message, Role};
 use rein_schema::{literal, rule_name, GrammarBuilder};
 use serde_json::Value;
 
@@ -49,8 +49,11 @@ pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Opt
     let call = builder.rule(
         "call",
         format!(
-            "{} {body} {}",
-            literal(&format!("{CALL_OPEN}\n{{\"name\": \"")),
+            // The newline after the opener is optional: a lazy grammar starts on the
+            // token that completes the opener, and that token may carry the `{`.
+            "{} \"\\n\"? {} {body} {}",
+            literal(CALL_OPEN),
+            literal("{\"name\": \""),
             literal(&format!("}}\n{CALL_CLOSE}"))
         ),
     );
@@ -198,11 +201,64 @@ pub fn parse_reply(text: &str) -> Result<ParsedReply, ParseError> {
 /// tool support, listing `definitions` one per line.
 pub fn emulated_instructions(definitions: &[Value]) -> String {
     let mut out = String::from(
-        "You can call tools. To call one, reply with exactly:\n<tool_call>\n{\"name\": \"TOOL NAME\", \"arguments\": {ARGUMENTS AS JSON}}\n</tool_call>\nThe tools:\n",
+        "You can call tools. To call one, reply with exactly:\n<tool_call>\n{\"name\": \"TOOL NAME\", \"arguments\": {ARGUMENTS AS JSON}}\n</tool_call>\nEach result comes back inside <tool_response></tool_response>.\nThe tools:\n",
     );
     for d in definitions {
         out.push_str(&d.to_string());
         out.push('\n');
+    }
+    out
+}
+
+/// The start of a tool result shown to a model with emulated calling.
+pub const RESPONSE_OPEN: &str = "<tool_response>";
+/// The end of such a result.
+pub const RESPONSE_CLOSE: &str = "</tool_response>";
+
+/// Rewrites a conversation for a template without tool support: an assistant's calls
+/// become the call text the model was taught to write, and tool results become user
+/// turns wrapped in `<tool_response>` (consecutive results share one turn).
+pub fn emulate_history(messages: &[Message]) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    for message in messages {
+        match message.role {
+            Role::Assistant if !message.tool_calls.is_empty() => {
+                let mut text = message.content.clone().unwrap_or_default();
+                for call in &message.tool_calls {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    let body = serde_json::json!({
+                        "name": call.function.name,
+                        "arguments": call.function.arguments,
+                    });
+                    text.push_str(&format!("{CALL_OPEN}\n{body}\n{CALL_CLOSE}"));
+                }
+                out.push(Message::assistant(text));
+            }
+            Role::Tool => {
+                let block = format!(
+                    "{RESPONSE_OPEN}\n{}\n{RESPONSE_CLOSE}",
+                    message.content.as_deref().unwrap_or_default()
+                );
+                match out.last_mut() {
+                    Some(last)
+                        if last.role == Role::User
+                            && last
+                                .content
+                                .as_deref()
+                                .is_some_and(|c| c.ends_with(RESPONSE_CLOSE)) =>
+                    {
+                        if let Some(content) = &mut last.content {
+                            content.push('\n');
+                            content.push_str(&block);
+                        }
+                    }
+                    _ => out.push(Message::user(block)),
+                }
+            }
+            _ => out.push(message.clone()),
+        }
     }
     out
 }
@@ -287,5 +343,34 @@ mod tests {
                 .as_deref(),
             Some("long text")
         );
+    }
+
+    #[test]
+    fn emulated_history_writes_calls_as_text_and_results_as_user_turns() {
+        let messages: Vec<Message> = serde_json::from_value(json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"type": "function", "function": {"name": "a", "arguments": {"x": 1}}},
+                {"type": "function", "function": {"name": "b", "arguments": {}}}
+            ]},
+            {"role": "tool", "content": "one", "name": "a"},
+            {"role": "tool", "content": "two", "name": "b"},
+            {"role": "assistant", "content": "done"}
+        ]))
+        .unwrap();
+        let out = emulate_history(&messages);
+        assert_eq!(out.len(), 4);
+        assert_eq!(
+            out[1].content.as_deref(),
+            Some("<tool_call>\n{\"name\":\"a\",\"arguments\":{\"x\":1}}\n</tool_call>\n<tool_call>\n{\"name\":\"b\",\"arguments\":{}}\n</tool_call>")
+        );
+        assert!(out[1].tool_calls.is_empty());
+        assert_eq!(out[2].role, Role::User);
+        assert_eq!(
+            out[2].content.as_deref(),
+            Some("<tool_response>\none\n</tool_response>\n<tool_response>\ntwo\n</tool_response>")
+        );
+        let reparsed = parse_reply(out[1].content.as_deref().unwrap()).unwrap();
+        assert_eq!(reparsed.calls.len(), 2);
     }
 }

@@ -42,6 +42,7 @@ pub struct RenderContext<'a> {
 /// A compiled chat template.
 pub struct ChatTemplate {
     env: Environment<'static>,
+    supports_tools: bool,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -63,7 +64,16 @@ impl ChatTemplate {
         env.add_function("strftime_now", strftime_now);
         env.add_template_owned(NAME, source.to_string())
             .map_err(TemplateError::Compile)?;
-        Ok(Self { env })
+        Ok(Self {
+            env,
+            supports_tools: source.contains("tools"),
+        })
+    }
+
+    /// Whether the template renders tool definitions itself (it reads `tools`); when
+    /// it does not, tools are taught in the system prompt (emulated calling).
+    pub fn supports_tools(&self) -> bool {
+        self.supports_tools
     }
 
     /// Renders the prompt text.

@@ -56,6 +56,19 @@ impl Message {
         Self::text(Role::User, content)
     }
 
+    /// A tool's result, answering the call `id` of tool `name`.
+    pub fn tool_result(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Self {
+            tool_call_id: Some(id.into()),
+            name: Some(name.into()),
+            ..Self::text(Role::Tool, content)
+        }
+    }
+
     /// An assistant message with text only.
     pub fn assistant(content: impl Into<String>) -> Self {
         Self::text(Role::Assistant, content)

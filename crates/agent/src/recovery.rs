@@ -1,0 +1,219 @@
+//! Classified recovery: what went wrong with a step, the short note the model gets,
+//! and how many times in a row each class is tolerated before the run gives up.
+
+use serde::{Deserialize, Serialize};
+
+/// The kinds of failure the loop recovers from, each with its own note and cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// The reply could not be read as calls.
+    Format,
+    /// A call named a tool that does not exist (and no obvious repair applied).
+    UnknownTool,
+    /// A call's arguments do not fit the tool's schema.
+    Schema,
+    /// The tool ran and failed.
+    ToolFailure,
+    /// The tool ran out of time.
+    ToolTimeout,
+    /// The token limit cut the reply inside a call.
+    Truncated,
+    /// The same failing call again.
+    Repetition,
+}
+
+impl FailureClass {
+    /// Every class, in a fixed order (for reports).
+    pub const ALL: [FailureClass; 7] = [
+        FailureClass::Format,
+        FailureClass::UnknownTool,
+        FailureClass::Schema,
+        FailureClass::ToolFailure,
+        FailureClass::ToolTimeout,
+        FailureClass::Truncated,
+        FailureClass::Repetition,
+    ];
+
+    /// The class's name in traces and results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Format => "format",
+            FailureClass::UnknownTool => "unknown_tool",
+            FailureClass::Schema => "schema",
+            FailureClass::ToolFailure => "tool_failure",
+            FailureClass::ToolTimeout => "tool_timeout",
+            FailureClass::Truncated => "truncated",
+            FailureClass::Repetition => "repetition",
+        }
+    }
+
+    /// How many times in a row the class is tolerated; one more ends the run.
+    pub fn cap(self) -> u32 {
+        match self {
+            FailureClass::Format | FailureClass::UnknownTool | FailureClass::Schema => 3,
+            FailureClass::ToolFailure => 6,
+            FailureClass::ToolTimeout => 3,
+            // A truncated call is tried at most 4 times in all.
+            FailureClass::Truncated => 3,
+            FailureClass::Repetition => 3,
+        }
+    }
+}
+
+impl std::fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Consecutive failures per class; a clean step resets the model-output classes.
+#[derive(Debug, Default, Clone)]
+pub struct FailureCounts {
+    consecutive: std::collections::HashMap<FailureClass, u32>,
+}
+
+impl FailureCounts {
+    /// Records one failure; returns whether the class is now over its cap.
+    pub fn record(&mut self, class: FailureClass) -> bool {
+        let run = self.consecutive.entry(class).or_default();
+        *run += 1;
+        *run > class.cap()
+    }
+
+    /// A step whose calls all parsed and validated: output-shape failures start over.
+    pub fn clean_reply(&mut self) {
+        for class in [
+            FailureClass::Format,
+            FailureClass::UnknownTool,
+            FailureClass::Schema,
+            FailureClass::Truncated,
+        ] {
+            self.consecutive.remove(&class);
+        }
+    }
+
+    /// A tool call that succeeded: tool-side failures start over.
+    pub fn tool_succeeded(&mut self) {
+        for class in [
+            FailureClass::ToolFailure,
+            FailureClass::ToolTimeout,
+            FailureClass::Repetition,
+        ] {
+            self.consecutive.remove(&class);
+        }
+    }
+}
+
+/// The note for an unreadable reply.
+pub fn format_note(reason: &str, example: &str) -> String {
+    format!("Your last reply could not be read: {reason}. Write a call exactly like this:\n{example}\nor answer in plain text if the task is done.")
+}
+
+/// The note for a call of a tool that does not exist.
+pub fn unknown_tool_note(name: &str, valid: &[&str]) -> String {
+    if name.trim().is_empty() {
+        return "Your call had no tool name; put the tool's name in \"name\".".into();
+    }
+    format!(
+        "There is no tool `{name}`. The tools are: {}.",
+        valid.join(", ")
+    )
+}
+
+/// The note for arguments that do not fit the schema.
+pub fn schema_note(tool: &str, detail: &str) -> String {
+    format!("Your call of `{tool}` was not run: {detail}. Fix that argument and call it again.")
+}
+
+/// The result given instead of running the same failing call again.
+pub fn repetition_note(previous_error: &str) -> String {
+    let first_line = previous_error.lines().next().unwrap_or_default();
+    format!("You already made exactly this call and it failed: {first_line}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
+}
+
+/// Maps a name the model wrote to a tool that exists when the intent is obvious:
+/// case, hyphens vs underscores, a `_tool` / `tool_` affix, or one small typo.
+pub fn repair_tool_name(name: &str, valid: &[&str]) -> Option<String> {
+    let normalize = |s: &str| {
+        let lower = s.trim().to_ascii_lowercase().replace(['-', ' ', '.'], "_");
+        let lower = lower
+            .strip_prefix("functions_")
+            .unwrap_or(&lower)
+            .to_string();
+        let lower = lower.strip_suffix("_tool").unwrap_or(&lower).to_string();
+        lower.strip_prefix("tool_").unwrap_or(&lower).to_string()
+    };
+    let wanted = normalize(name);
+    if wanted.is_empty() {
+        return None;
+    }
+    if let Some(hit) = valid.iter().find(|v| normalize(v) == wanted) {
+        return Some(hit.to_string());
+    }
+    let mut scored: Vec<(f64, &str)> = valid
+        .iter()
+        .map(|v| (strsim::jaro_winkler(&wanted, &normalize(v)), *v))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match scored.as_slice() {
+        [(best, name), rest @ ..]
+            if *best >= 0.92 && rest.first().is_none_or(|(second, _)| best - second > 0.05) =>
+        {
+            Some(name.to_string())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOOLS: [&str; 4] = ["read_file", "write_file", "list_dir", "shell"];
+
+    #[test]
+    fn obvious_name_variants_are_repaired() {
+        for (wrong, right) in [
+            ("READ_FILE", "read_file"),
+            ("read-file", "read_file"),
+            ("read_file_tool", "read_file"),
+            ("tool_shell", "shell"),
+            ("functions.list_dir", "list_dir"),
+            ("raed_file", "read_file"),
+            ("list_dirr", "list_dir"),
+        ] {
+            assert_eq!(
+                repair_tool_name(wrong, &TOOLS).as_deref(),
+                Some(right),
+                "{wrong}"
+            );
+        }
+        for hopeless in ["", "  ", "delete_everything", "python", "file"] {
+            assert_eq!(repair_tool_name(hopeless, &TOOLS), None, "{hopeless}");
+        }
+    }
+
+    #[test]
+    fn caps_count_consecutive_failures_per_class() {
+        let mut counts = FailureCounts::default();
+        for _ in 0..3 {
+            assert!(!counts.record(FailureClass::Format));
+        }
+        assert!(counts.record(FailureClass::Format));
+        counts.clean_reply();
+        assert!(!counts.record(FailureClass::Format));
+        for _ in 0..6 {
+            assert!(!counts.record(FailureClass::ToolFailure));
+        }
+        counts.tool_succeeded();
+        assert!(!counts.record(FailureClass::ToolFailure));
+    }
+
+    #[test]
+    fn a_blank_name_gets_a_reminder_not_the_catalog() {
+        let note = unknown_tool_note(" ", &TOOLS);
+        assert!(!note.contains("read_file"));
+        assert!(unknown_tool_note("cat", &TOOLS).contains("read_file, write_file"));
+    }
+}

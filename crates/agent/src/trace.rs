@@ -1,0 +1,302 @@
+//! Traces: every event of a run as one JSON object per line, written as it happens
+//! (a crashed run still leaves what it did), and read back by `rein replay`.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One event of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum TraceEvent {
+    /// The run starts.
+    RunStart {
+        /// The task.
+        task: String,
+        /// The model.
+        model: String,
+        /// The harness profile.
+        profile: String,
+        /// rein's version.
+        version: String,
+        /// Every setting of the run.
+        settings: Value,
+        /// The tools offered.
+        tools: Vec<String>,
+        /// Workspace facts found up front.
+        facts: Vec<String>,
+    },
+    /// A model turn.
+    Turn {
+        /// The turn's number (from 1).
+        turn: u32,
+        /// The attempt within the turn (from 1; retries add).
+        attempt: u32,
+        /// Tokens in the prompt.
+        prompt_tokens: usize,
+        /// Of those, taken from the KV cache.
+        reused_tokens: usize,
+        /// Tokens generated.
+        completion_tokens: usize,
+        /// The reply's token allowance.
+        max_tokens: u32,
+        /// Time to first token.
+        ttft_ms: u64,
+        /// Time for the turn.
+        ms: u64,
+        /// The limit cut the reply.
+        cut_off: bool,
+        /// The raw reply.
+        raw: String,
+    },
+    /// Calls read from a reply.
+    Calls {
+        /// The turn.
+        turn: u32,
+        /// Each call: `{"id", "name", "arguments"}`.
+        calls: Vec<Value>,
+    },
+    /// Something went wrong and was handled.
+    Recovery {
+        /// The turn.
+        turn: u32,
+        /// The failure class.
+        class: String,
+        /// What exactly.
+        detail: String,
+        /// What the model is told, if anything.
+        note: Option<String>,
+    },
+    /// A tool name was repaired.
+    NameRepaired {
+        /// The turn.
+        turn: u32,
+        /// As written.
+        from: String,
+        /// As run.
+        to: String,
+    },
+    /// Arguments were coerced to their declared types.
+    Coerced {
+        /// The turn.
+        turn: u32,
+        /// The tool.
+        tool: String,
+        /// Arguments as written.
+        from: Value,
+        /// Arguments as run.
+        to: Value,
+    },
+    /// A tool ran.
+    ToolResult {
+        /// The turn.
+        turn: u32,
+        /// The call's id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// Its arguments.
+        arguments: Value,
+        /// The scheduling group it ran in (from 0).
+        group: usize,
+        /// It succeeded.
+        ok: bool,
+        /// It ran out of time.
+        timed_out: bool,
+        /// What the model sees.
+        output: String,
+        /// How long it took.
+        ms: u64,
+    },
+    /// The final answer was held back to ask for verification.
+    VerificationRequested {
+        /// The turn.
+        turn: u32,
+        /// The edited files not yet verified.
+        files: Vec<String>,
+    },
+    /// The run ends.
+    RunEnd {
+        /// The run's result.
+        result: Value,
+    },
+}
+
+impl TraceEvent {
+    /// A one-line, human-readable rendering for `rein replay`.
+    pub fn render(&self) -> String {
+        match self {
+            TraceEvent::RunStart {
+                task,
+                model,
+                profile,
+                tools,
+                facts,
+                ..
+            } => {
+                let mut out = format!(
+                    "== run: {task}\n   model {model}, profile {profile}\n   tools: {}",
+                    tools.join(", ")
+                );
+                for fact in facts {
+                    out.push_str(&format!("\n   fact: {fact}"));
+                }
+                out
+            }
+            TraceEvent::Turn {
+                turn,
+                attempt,
+                prompt_tokens,
+                reused_tokens,
+                completion_tokens,
+                ms,
+                cut_off,
+                raw,
+                ..
+            } => format!(
+                "-- turn {turn}{} ({prompt_tokens} prompt tokens, {reused_tokens} reused; {completion_tokens} generated{}; {ms} ms)\n{}",
+                if *attempt > 1 { format!(", attempt {attempt}") } else { String::new() },
+                if *cut_off { ", cut off" } else { "" },
+                indent(raw)
+            ),
+            TraceEvent::Calls { calls, .. } => calls
+                .iter()
+                .map(|c| format!("   call {} {}({})", c["id"].as_str().unwrap_or("?"), c["name"].as_str().unwrap_or("?"), c["arguments"]))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            TraceEvent::Recovery { class, detail, note, .. } => format!(
+                "   ! {class}: {detail}{}",
+                note.as_ref().map(|n| format!("\n     note: {}", n.replace('\n', " "))).unwrap_or_default()
+            ),
+            TraceEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
+            TraceEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
+            TraceEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
+                "   {} {id} {name} [group {group}, {ms} ms{}]\n{}",
+                if *ok { "=>" } else { "=> FAILED" },
+                if *timed_out { ", timed out" } else { "" },
+                indent(output)
+            ),
+            TraceEvent::VerificationRequested { files, .. } => format!(
+                "   ? answer held: edited {} without a test or build since",
+                files.join(", ")
+            ),
+            TraceEvent::RunEnd { result } => format!(
+                "== end: {} after {} turns, {} tool calls ({} errors), {} ms\n   answer: {}",
+                result["stop_reason"].as_str().unwrap_or("?"),
+                result["turns"],
+                result["tool_calls"],
+                result["tool_errors"],
+                result["wall_ms"],
+                result["answer"].as_str().unwrap_or("(none)")
+            ),
+        }
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("     | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Why a trace could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// A file problem.
+    #[error("trace {path}: {source}")]
+    Io {
+        /// The trace file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A line that is not a trace event.
+    #[error("trace {path}, line {line}: {source}")]
+    Parse {
+        /// The trace file.
+        path: PathBuf,
+        /// The line (from 1).
+        line: usize,
+        /// The error.
+        source: serde_json::Error,
+    },
+}
+
+/// Appends events to a JSONL file, each stamped with the milliseconds since the run
+/// started.
+#[derive(Debug)]
+pub struct TraceWriter {
+    file: File,
+    path: PathBuf,
+    started: Instant,
+}
+
+impl TraceWriter {
+    /// Creates `path` (and its directory).
+    pub fn create(path: impl Into<PathBuf>) -> Result<Self, TraceError> {
+        let path = path.into();
+        let io = |source| TraceError::Io {
+            path: path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let file = File::create(&path).map_err(io)?;
+        Ok(Self {
+            file,
+            path,
+            started: Instant::now(),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one event. A failed write is logged, not fatal: the run matters more.
+    pub fn write(&mut self, event: &TraceEvent) {
+        let mut line = match serde_json::to_value(event) {
+            Ok(value) => value,
+            Err(e) => {
+                tracing::warn!("cannot encode a trace event: {e}");
+                return;
+            }
+        };
+        line["t_ms"] = Value::from(self.started.elapsed().as_millis() as u64);
+        if let Err(e) = writeln!(self.file, "{line}") {
+            tracing::warn!("cannot write trace {}: {e}", self.path.display());
+        }
+    }
+}
+
+/// Reads every event of a trace file.
+pub fn read_trace(path: &Path) -> Result<Vec<TraceEvent>, TraceError> {
+    let file = File::open(path).map_err(|source| TraceError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut events = Vec::new();
+    for (index, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let event = serde_json::from_str(&line).map_err(|source| TraceError::Parse {
+            path: path.to_path_buf(),
+            line: index + 1,
+            source,
+        })?;
+        events.push(event);
+    }
+    Ok(events)
+}

@@ -1,0 +1,30 @@
+//! rein's built-in agent tools — `read_file`, `write_file`, `edit_file`, `search`,
+//! `list_dir` and `shell` — and the [`Workspace`] that confines every path they touch
+//! to one directory. Each call returns a bounded [`ToolOutcome`] whose text tells the
+//! model what to do next, also when the call failed.
+#![deny(missing_docs)]
+
+mod args;
+mod atomic_write;
+mod confine;
+mod description_cleanup;
+mod file_kind;
+mod limits;
+mod outcome;
+mod read_memory;
+mod registry;
+mod run_state;
+mod signature;
+mod similar_files;
+mod text;
+mod tool;
+mod tools;
+mod workspace;
+
+pub use confine::Confinement;
+pub use limits::ToolLimits;
+pub use outcome::{Access, ToolOutcome};
+pub use registry::{DescriptionStyle, Registry};
+pub use tool::Tool;
+pub use tools::{EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
+pub use workspace::{Workspace, WorkspaceError};

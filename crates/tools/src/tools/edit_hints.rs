@@ -1,0 +1,234 @@
+//! What `edit_file` says when `old_string` matches several places or none: the
+//! places, or the nearest candidates and why they differ.
+
+use crate::text::{line_number_at, snippet};
+
+/// Matches listed at most when `old_string` is ambiguous.
+const LISTED_MATCHES: usize = 10;
+/// Similar lines offered when `old_string` is not found.
+const NEAREST_LINES: usize = 3;
+/// Characters of a line shown in a snippet.
+const SNIPPET_CHARS: usize = 80;
+
+/// The reply when `old_string` occurs at each of `starts` (byte offsets).
+pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], shown: &str) -> String {
+    let lines: Vec<usize> = starts
+        .iter()
+        .map(|&start| line_number_at(content, start))
+        .collect();
+    let numbers: Vec<String> = lines.iter().map(usize::to_string).collect();
+    let mut reply = format!(
+        "old_string occurs {} times in `{shown}` (lines {}):\n",
+        starts.len(),
+        numbers.join(", ")
+    );
+    for &line in lines.iter().take(LISTED_MATCHES) {
+        reply.push_str(&format!(
+            "  {line}: {}\n",
+            snippet(line_text(content, line), SNIPPET_CHARS)
+        ));
+    }
+    reply.push_str(
+        "Include more surrounding lines in old_string so that it matches exactly one place.",
+    );
+    reply
+}
+
+/// The reply when `old_string` does not occur: a match ignoring case, a match
+/// ignoring whitespace (and what differs), or the lines most like its first line.
+pub(crate) fn not_found_reply(content: &str, old: &str, shown: &str) -> String {
+    if content.is_empty() {
+        return format!(
+            "`{shown}` is empty, so old_string cannot be in it; use write_file to give it content."
+        );
+    }
+    let advice = "Re-read those lines with read_file and copy the text exactly into old_string.";
+    if let Some(line) = case_insensitive_match(content, old) {
+        return format!(
+            "old_string was not found in `{shown}`, but it matches ignoring case at line {line}: `{}`. {advice}",
+            snippet(line_text(content, line), SNIPPET_CHARS)
+        );
+    }
+    if let Some((first, last, difference)) = whitespace_insensitive_match(content, old) {
+        let range = if first == last {
+            format!("line {first}")
+        } else {
+            format!("lines {first}-{last}")
+        };
+        return format!(
+            "old_string was not found in `{shown}`, but it matches {range} if whitespace is ignored: {difference}. {advice}"
+        );
+    }
+    let nearest = nearest_lines(content, old);
+    if nearest.is_empty() {
+        return format!("old_string was not found in `{shown}`, and no line resembles it. Read the file with read_file first.");
+    }
+    let mut reply =
+        format!("old_string was not found in `{shown}`. The lines most like its first line are:\n");
+    for line in nearest {
+        reply.push_str(&format!(
+            "  {line}: {}\n",
+            snippet(line_text(content, line), SNIPPET_CHARS)
+        ));
+    }
+    reply.push_str(advice);
+    reply
+}
+
+fn line_text(content: &str, line: usize) -> &str {
+    content.lines().nth(line.saturating_sub(1)).unwrap_or("")
+}
+
+fn case_insensitive_match(content: &str, old: &str) -> Option<usize> {
+    let lowered = content.to_lowercase();
+    lowered
+        .find(&old.to_lowercase())
+        .map(|start| line_number_at(&lowered, start))
+}
+
+fn collapse_whitespace(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first and last line of a window of `content` whose lines equal those of
+/// `old` with whitespace collapsed, and what differs.
+fn whitespace_insensitive_match(content: &str, old: &str) -> Option<(usize, usize, String)> {
+    let wanted: Vec<String> = old.lines().map(collapse_whitespace).collect();
+    let first_wanted = wanted.iter().position(|line| !line.is_empty())?;
+    let last_wanted = wanted.iter().rposition(|line| !line.is_empty())?;
+    let wanted = &wanted[first_wanted..=last_wanted];
+    let raw_wanted: Vec<&str> = old.lines().skip(first_wanted).take(wanted.len()).collect();
+    let lines: Vec<&str> = content.lines().collect();
+    let normalized: Vec<String> = lines.iter().map(|line| collapse_whitespace(line)).collect();
+    let start = normalized
+        .windows(wanted.len())
+        .position(|window| window == wanted)?;
+    let found = &lines[start..start + wanted.len()];
+    let difference = describe_difference(content, old, found, &raw_wanted);
+    Some((start + 1, start + wanted.len(), difference))
+}
+
+fn describe_difference(content: &str, old: &str, found: &[&str], wanted: &[&str]) -> String {
+    if content.contains("\r\n") && !old.contains("\r\n") {
+        return "the file has Windows line endings (CRLF)".to_string();
+    }
+    for (file_line, old_line) in found.iter().zip(wanted) {
+        if file_line == old_line {
+            continue;
+        }
+        let indent = |line: &str| line.len() - line.trim_start().len();
+        let file_indent = &file_line[..indent(file_line)];
+        let old_indent = &old_line[..indent(old_line)];
+        if file_indent.contains('\t') != old_indent.contains('\t') {
+            let uses = if file_indent.contains('\t') {
+                "tabs"
+            } else {
+                "spaces"
+            };
+            return format!(
+                "the file indents with {uses} (`{}`)",
+                snippet(file_line, SNIPPET_CHARS)
+            );
+        }
+        if file_line.trim_end() == old_line.trim_end() {
+            return format!(
+                "trailing whitespace differs on `{}`",
+                snippet(file_line, SNIPPET_CHARS)
+            );
+        }
+        if file_indent != old_indent {
+            return format!(
+                "the indentation differs (the file has {} leading characters on `{}`)",
+                file_indent.chars().count(),
+                snippet(file_line, SNIPPET_CHARS)
+            );
+        }
+        return format!(
+            "spacing inside the line differs on `{}`",
+            snippet(file_line, SNIPPET_CHARS)
+        );
+    }
+    "only blank lines or line endings differ".to_string()
+}
+
+/// Line numbers of the lines most like the first non-blank line of `old`.
+fn nearest_lines(content: &str, old: &str) -> Vec<usize> {
+    let Some(first) = old.lines().map(str::trim).find(|line| !line.is_empty()) else {
+        return Vec::new();
+    };
+    let mut scored: Vec<(f64, usize)> = content
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            (
+                strsim::normalized_levenshtein(first, line.trim()),
+                index + 1,
+            )
+        })
+        .filter(|(score, _)| *score > 0.0)
+        .collect();
+    scored.sort_by(|(a, a_line), (b, b_line)| b.total_cmp(a).then(a_line.cmp(b_line)));
+    scored
+        .into_iter()
+        .take(NEAREST_LINES)
+        .map(|(_, line)| line)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_matches_are_listed_with_lines() {
+        let content = "let a = 1;\nfoo();\nlet b = 2;\nfoo();\n";
+        let starts: Vec<usize> = content
+            .match_indices("foo")
+            .map(|(start, _)| start)
+            .collect();
+        let reply = ambiguity_reply(content, &starts, "x.rs");
+        assert!(
+            reply.starts_with("old_string occurs 2 times in `x.rs` (lines 2, 4):"),
+            "{reply}"
+        );
+        assert!(reply.contains("  4: foo();"), "{reply}");
+        assert!(reply.contains("Include more surrounding lines"), "{reply}");
+    }
+
+    #[test]
+    fn a_case_difference_is_located() {
+        let reply = not_found_reply("one\nHello World\n", "hello world", "a.txt");
+        assert!(
+            reply.contains("matches ignoring case at line 2: `Hello World`"),
+            "{reply}"
+        );
+    }
+
+    #[test]
+    fn tabs_against_spaces_are_named() {
+        let reply = not_found_reply("fn a() {\n\tx();\n}\n", "fn a() {\n    x();\n}", "a.rs");
+        assert!(
+            reply.contains("matches lines 1-3 if whitespace is ignored"),
+            "{reply}"
+        );
+        assert!(reply.contains("indents with tabs"), "{reply}");
+    }
+
+    #[test]
+    fn trailing_spaces_are_named() {
+        let reply = not_found_reply("a = 1   \nb = 2\n", "a = 1\nb = 2", "a.py");
+        assert!(reply.contains("trailing whitespace differs"), "{reply}");
+    }
+
+    #[test]
+    fn otherwise_the_nearest_lines_are_offered() {
+        let content = "fn alpha() {}\nfn beta(x: u32) {}\nstruct Gamma;\n";
+        let reply = not_found_reply(content, "fn beta(x: u64) {}", "a.rs");
+        assert!(
+            reply.contains("The lines most like its first line are:\n  2: fn beta(x: u32) {}"),
+            "{reply}"
+        );
+        assert!(not_found_reply("", "x", "e.txt").contains("is empty"));
+    }
+}

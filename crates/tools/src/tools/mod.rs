@@ -1,0 +1,25 @@
+//! The built-in tools and the helpers each of them needs.
+
+mod binary;
+mod edit_file;
+mod edit_hints;
+mod list_dir;
+mod open_regular;
+mod read_file;
+mod read_window;
+mod search;
+mod search_engine;
+mod search_probes;
+mod shell;
+mod shell_output;
+mod shell_process;
+mod spec;
+mod verification;
+mod write_file;
+
+pub use edit_file::EditFile;
+pub use list_dir::ListDir;
+pub use read_file::ReadFile;
+pub use search::Search;
+pub use shell::Shell;
+pub use write_file::WriteFile;

@@ -1,0 +1,285 @@
+//! `search`: regular-expression search over file contents or file paths.
+
+use serde_json::{json, Value};
+
+use super::search_engine::{
+    content_matcher, search_contents, search_names, Hit, NamePattern, Scope, Tally,
+};
+use super::search_probes::{probe_contents, probe_names, ProbeQuery};
+use super::spec::function_spec;
+use crate::args::{optional_string, required_string, ArgError};
+use crate::file_kind::{read_refusal, FileKind};
+use crate::outcome::{Access, ToolOutcome};
+use crate::text::{plural, snippet};
+use crate::tool::Tool;
+use crate::workspace::Workspace;
+
+/// Searches file contents (or file paths) with a regular expression; respects
+/// `.gitignore` and skips hidden files. With no match it reports what would have
+/// matched.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Search;
+
+const NAME: &str = "search";
+/// Matches counted at most before the count is reported as a lower bound.
+const MAX_COUNTED: usize = 10_000;
+/// Files visited at most by one search.
+const MAX_FILES: usize = 100_000;
+/// Characters of a matching line shown.
+const LINE_CHARS: usize = 200;
+
+/// What to match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Lines of file contents.
+    Content,
+    /// File paths.
+    Files,
+}
+
+impl Tool for Search {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn spec(&self) -> rein_protocol::ToolSpec {
+        function_spec(
+            NAME,
+            "Search file contents for a regular expression and list matching lines as path:line: text, or with mode \"files\" list the files whose path matches it. Respects .gitignore and skips hidden files.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "Regular expression (Rust syntax); matches within one line."},
+                    "path": {"type": "string", "description": "Directory or file to search (default: the workspace root)."},
+                    "glob": {"type": "string", "description": "Only files whose names match this glob, e.g. \"*.rs\"."},
+                    "mode": {"type": "string", "enum": ["content", "files"], "description": "\"content\" (default) matches lines; \"files\" matches file paths."}
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        )
+    }
+
+    fn access(&self, args: &Value, workspace: &Workspace) -> Access {
+        let path = optional_string(args, "path").ok().flatten().unwrap_or(".");
+        Access::Read(workspace.resolve(path).ok().into_iter().collect())
+    }
+
+    fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {
+        match parse(args) {
+            Ok(query) => search(workspace, query),
+            Err(error) => error.into_outcome(NAME),
+        }
+    }
+}
+
+struct Query<'a> {
+    pattern: &'a str,
+    path: &'a str,
+    glob: Option<&'a str>,
+    mode: Mode,
+}
+
+fn parse(args: &Value) -> Result<Query<'_>, ArgError> {
+    let mode = match optional_string(args, "mode")? {
+        None | Some("content") => Mode::Content,
+        Some("files") => Mode::Files,
+        Some(other) => {
+            return Err(ArgError::Mistyped {
+                name: "mode",
+                expected: "\"content\" or \"files\"",
+                got: format!("\"{other}\""),
+            })
+        }
+    };
+    Ok(Query {
+        pattern: required_string(args, "pattern")?,
+        path: optional_string(args, "path")?.unwrap_or("."),
+        glob: optional_string(args, "glob")?.filter(|glob| !glob.trim().is_empty()),
+        mode,
+    })
+}
+
+fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
+    let resolved = match workspace.resolve(query.path) {
+        Ok(resolved) => resolved,
+        Err(refusal) => return ToolOutcome::failure(refusal.to_string()),
+    };
+    let shown = workspace.relative(&resolved);
+    match std::fs::metadata(&resolved) {
+        Err(_) => {
+            return ToolOutcome::failure(format!(
+                "`{shown}` does not exist; search a directory that exists (list_dir shows what is there), or leave out path to search the whole workspace."
+            ))
+        }
+        Ok(metadata) => {
+            let kind = FileKind::of(&metadata.file_type());
+            if kind != FileKind::Directory {
+                if let Some(refusal) = read_refusal(kind, &shown) {
+                    return ToolOutcome::failure(refusal);
+                }
+            }
+        }
+    }
+    let scope = Scope {
+        path: &resolved,
+        root: workspace.root(),
+        glob: query.glob,
+        everything: false,
+        max_files: MAX_FILES,
+    };
+    let keep = workspace.limits().search_results.max(1);
+    let result = match query.mode {
+        Mode::Content => search_content_mode(workspace, scope, &query, &shown, keep),
+        Mode::Files => search_files_mode(workspace, scope, &query, &shown, keep),
+    };
+    match result {
+        Ok(text) => ToolOutcome::success(text),
+        Err(text) => ToolOutcome::failure(text),
+    }
+}
+
+fn search_content_mode(
+    workspace: &Workspace,
+    scope: Scope<'_>,
+    query: &Query<'_>,
+    shown: &str,
+    keep: usize,
+) -> Result<String, String> {
+    let (regex, note) = match content_matcher(query.pattern, false) {
+        Ok(_) => (query.pattern.to_string(), String::new()),
+        Err(error) if regex::Regex::new(query.pattern).is_ok() => return Err(spans_lines(&error)),
+        Err(error) => {
+            let literal = regex::escape(query.pattern);
+            (literal, format!("`{}` is not a valid regular expression ({}); searched for it as literal text.\n", query.pattern, error_summary(&error)))
+        }
+    };
+    let matcher = content_matcher(&regex, false).map_err(|error| spans_lines(&error))?;
+    let tally = search_contents(scope, &matcher, keep, MAX_COUNTED)
+        .map_err(|error| glob_error(query, &error))?;
+    if tally.count == 0 {
+        let probe = ProbeQuery {
+            regex: &regex,
+            literal_retry: note.is_empty(),
+            pattern: query.pattern,
+        };
+        return Ok(format!(
+            "{note}{}",
+            probe_contents(workspace, scope, &probe, shown)
+        ));
+    }
+    Ok(format!(
+        "{note}{}",
+        render(workspace, &tally, Mode::Content, keep)
+    ))
+}
+
+fn search_files_mode(
+    workspace: &Workspace,
+    scope: Scope<'_>,
+    query: &Query<'_>,
+    shown: &str,
+    keep: usize,
+) -> Result<String, String> {
+    let as_regex = NamePattern::Regex(query.pattern.to_string());
+    let (pattern, note) = match as_regex.matcher(workspace.root(), false) {
+        Ok(_) => (as_regex, String::new()),
+        Err(error) => {
+            let as_glob = NamePattern::Glob(query.pattern.to_string());
+            let how = if as_glob.matcher(workspace.root(), false).is_ok() {
+                "matched it as a glob"
+            } else {
+                "matched it as literal text"
+            };
+            let note = format!(
+                "`{}` is not a valid regular expression ({}); {how}.\n",
+                query.pattern,
+                error_summary(&error)
+            );
+            if how.ends_with("glob") {
+                (as_glob, note)
+            } else {
+                (NamePattern::Regex(regex::escape(query.pattern)), note)
+            }
+        }
+    };
+    let matcher = pattern.matcher(workspace.root(), false)?;
+    let tally = search_names(scope, &matcher, keep, MAX_COUNTED)
+        .map_err(|error| glob_error(query, &error))?;
+    if tally.count == 0 {
+        return Ok(format!(
+            "{note}{}",
+            probe_names(workspace, scope, &pattern, query.pattern, shown)
+        ));
+    }
+    Ok(format!(
+        "{note}{}",
+        render(workspace, &tally, Mode::Files, keep)
+    ))
+}
+
+/// The reply for a pattern that could only match across lines.
+fn spans_lines(error: &str) -> String {
+    format!(
+        "the pattern cannot be searched: {}. Patterns match within one line; search for a single line of the text.",
+        error_summary(error)
+    )
+}
+
+fn glob_error(query: &Query<'_>, error: &str) -> String {
+    format!(
+        "the glob `{}` is not valid ({}); use a pattern like \"*.rs\" or \"src/**/*.py\".",
+        query.glob.unwrap_or_default(),
+        error_summary(error)
+    )
+}
+
+/// The last non-blank line of an error message, which says what is wrong.
+fn error_summary(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .rfind(|line| !line.is_empty())
+        .unwrap_or(text)
+}
+
+/// One hit as `path:line: text`, or the path alone for a file-name hit.
+pub(crate) fn render_hit(workspace: &Workspace, hit: &Hit) -> String {
+    let path = workspace.relative(&hit.path);
+    if hit.line == 0 {
+        path
+    } else {
+        format!("{path}:{}: {}", hit.line, snippet(&hit.text, LINE_CHARS))
+    }
+}
+
+fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usize) -> String {
+    let counted = if tally.incomplete {
+        format!("at least {}", tally.count)
+    } else {
+        tally.count.to_string()
+    };
+    let mut text = match mode {
+        Mode::Content => format!(
+            "{counted} matching {} in {}:\n",
+            if tally.count == 1 { "line" } else { "lines" },
+            plural(tally.files, "file")
+        ),
+        Mode::Files => format!(
+            "{counted} matching {}:\n",
+            if tally.count == 1 { "file" } else { "files" }
+        ),
+    };
+    for hit in &tally.hits {
+        text.push_str(&render_hit(workspace, hit));
+        text.push('\n');
+    }
+    let rest = tally.count.saturating_sub(keep);
+    if rest > 0 {
+        let more = if tally.incomplete { "at least " } else { "" };
+        text.push_str(&format!(
+            "[{more}{rest} more {} not shown; narrow the pattern or path]",
+            if rest == 1 { "match" } else { "matches" }
+        ));
+    }
+    text.trim_end().to_string()
+}

@@ -1,0 +1,207 @@
+//! When a search finds nothing, probes what would have matched: ignoring case, in
+//! hidden and ignored files, as literal text, as a file name (or as file contents),
+//! and without the glob. Each finding is reported with a count and a first example.
+
+use super::search::render_hit;
+use super::search_engine::{
+    content_matcher, search_contents, search_names, NamePattern, Scope, Tally,
+};
+use crate::text::plural;
+use crate::workspace::Workspace;
+
+/// Files visited at most by one probe.
+const PROBE_MAX_FILES: usize = 20_000;
+/// Matches counted at most by one probe.
+const PROBE_MAX_COUNT: usize = 1_000;
+
+/// The content search that found nothing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProbeQuery<'a> {
+    /// The pattern as the model wrote it.
+    pub pattern: &'a str,
+    /// The regular expression searched (the escaped pattern after a literal retry).
+    pub regex: &'a str,
+    /// Whether a literal probe makes sense (the pattern was a valid regex).
+    pub literal_retry: bool,
+}
+
+/// The reply for a content search without matches.
+pub(crate) fn probe_contents(
+    workspace: &Workspace,
+    scope: Scope<'_>,
+    query: &ProbeQuery<'_>,
+    shown: &str,
+) -> String {
+    let normal = Scope {
+        max_files: PROBE_MAX_FILES,
+        ..scope
+    };
+    let everything = Scope {
+        everything: true,
+        ..normal
+    };
+    let mut tried = vec!["case-insensitive", "in hidden and ignored files"];
+    let mut findings = Vec::new();
+    let lines = |scope: Scope<'_>, regex: &str, case_insensitive: bool| {
+        content_matcher(regex, case_insensitive)
+            .ok()
+            .and_then(|matcher| search_contents(scope, &matcher, 1, PROBE_MAX_COUNT).ok())
+    };
+    if let Some(tally) = lines(normal, query.regex, true) {
+        findings.push(finding(
+            workspace,
+            "case-insensitive, it matches",
+            &tally,
+            "line",
+        ));
+    }
+    if let Some(tally) = lines(everything, query.regex, false) {
+        findings.push(finding(
+            workspace,
+            "in hidden or ignored files, it matches",
+            &tally,
+            "line",
+        ));
+    }
+    let literal = regex::escape(query.pattern);
+    if query.literal_retry && literal != query.pattern {
+        tried.push("as literal text");
+        if let Some(tally) = lines(normal, &literal, false) {
+            findings.push(finding(
+                workspace,
+                "as literal text, it matches",
+                &tally,
+                "line",
+            ));
+        }
+    }
+    tried.push("as a file name");
+    let names = NamePattern::Regex(query.regex.to_string());
+    if let Some(tally) = names_tally(workspace, normal, &names, true) {
+        findings.push(
+            finding(workspace, "as a file name, it matches", &tally, "file")
+                .map(|text| format!("{text} (use mode \"files\" to list them)")),
+        );
+    }
+    if scope.glob.is_some() {
+        tried.push("without the glob");
+        let unglobbed = Scope {
+            glob: None,
+            ..normal
+        };
+        if let Some(tally) = lines(unglobbed, query.regex, false) {
+            findings.push(finding(
+                workspace,
+                "without the glob, it matches",
+                &tally,
+                "line",
+            ));
+        }
+    }
+    summarize(query.pattern, shown, findings, &tried)
+}
+
+/// The reply for a file-path search without matches.
+pub(crate) fn probe_names(
+    workspace: &Workspace,
+    scope: Scope<'_>,
+    pattern: &NamePattern,
+    as_written: &str,
+    shown: &str,
+) -> String {
+    let normal = Scope {
+        max_files: PROBE_MAX_FILES,
+        ..scope
+    };
+    let everything = Scope {
+        everything: true,
+        ..normal
+    };
+    let mut tried = vec!["case-insensitive", "in hidden and ignored files"];
+    let mut findings = Vec::new();
+    if let Some(tally) = names_tally(workspace, normal, pattern, true) {
+        findings.push(finding(
+            workspace,
+            "case-insensitive, it matches",
+            &tally,
+            "file",
+        ));
+    }
+    if let Some(tally) = names_tally(workspace, everything, pattern, false) {
+        findings.push(finding(
+            workspace,
+            "in hidden or ignored files, it matches",
+            &tally,
+            "file",
+        ));
+    }
+    if let NamePattern::Regex(regex) = pattern {
+        tried.push("in file contents");
+        let contents = content_matcher(regex, false)
+            .ok()
+            .and_then(|matcher| search_contents(normal, &matcher, 1, PROBE_MAX_COUNT).ok());
+        if let Some(tally) = contents {
+            findings.push(
+                finding(workspace, "in file contents, it matches", &tally, "line")
+                    .map(|text| format!("{text} (use mode \"content\" to list them)")),
+            );
+        }
+    }
+    if scope.glob.is_some() {
+        tried.push("without the glob");
+        let unglobbed = Scope {
+            glob: None,
+            ..normal
+        };
+        if let Some(tally) = names_tally(workspace, unglobbed, pattern, false) {
+            findings.push(finding(
+                workspace,
+                "without the glob, it matches",
+                &tally,
+                "file",
+            ));
+        }
+    }
+    summarize(as_written, shown, findings, &tried)
+}
+
+fn names_tally(
+    workspace: &Workspace,
+    scope: Scope<'_>,
+    pattern: &NamePattern,
+    case_insensitive: bool,
+) -> Option<Tally> {
+    let matcher = pattern.matcher(workspace.root(), case_insensitive).ok()?;
+    search_names(scope, &matcher, 1, PROBE_MAX_COUNT).ok()
+}
+
+/// `"<lead> 3 lines (e.g. src/a.rs:4: text)"`, or `None` when nothing matched.
+fn finding(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<String> {
+    let example = tally.hits.first()?;
+    let count = if tally.incomplete {
+        format!("at least {}", plural(tally.count, noun))
+    } else {
+        plural(tally.count, noun)
+    };
+    Some(format!(
+        "{lead} {count} (e.g. {})",
+        render_hit(workspace, example)
+    ))
+}
+
+fn summarize(pattern: &str, shown: &str, findings: Vec<Option<String>>, tried: &[&str]) -> String {
+    let findings: Vec<String> = findings.into_iter().flatten().collect();
+    if findings.is_empty() {
+        return format!(
+            "No matches for `{pattern}` in `{shown}`; nothing else matches either (tried {}): try a different pattern.",
+            tried.join(", ")
+        );
+    }
+    let joined = findings.join("; ");
+    let mut characters = joined.chars();
+    let capitalized: String = characters
+        .next()
+        .map(|first| first.to_uppercase().chain(characters).collect())
+        .unwrap_or_default();
+    format!("No matches for `{pattern}` in `{shown}`. {capitalized}.")
+}

@@ -1,0 +1,12 @@
+//! Integration tests of the built-in tools on real files, pipes, sockets and
+//! processes in temporary directories.
+
+mod confinement;
+mod edit_file;
+mod list_dir;
+mod read_file;
+mod registry;
+mod search;
+mod shell;
+mod support;
+mod write_file;

@@ -1,0 +1,259 @@
+//! `search`: content and file-name matches, caps, and the zero-match probes.
+
+use rein_tools::{Access, Search, Tool, ToolLimits};
+use serde_json::json;
+
+use crate::support::{call, workspace, workspace_with, write};
+
+fn project() -> (tempfile::TempDir, rein_tools::Workspace) {
+    let (dir, workspace) = workspace();
+    write(
+        &workspace,
+        "src/a.rs",
+        "fn alpha() {}\nfn Beta() {}\nlet x = a+b;\n",
+    );
+    write(&workspace, "src/b.rs", "fn alpha_two() {}\n");
+    write(&workspace, "README.md", "# Alpha project\n");
+    write(&workspace, ".gitignore", "target/\n");
+    write(&workspace, "target/out.rs", "fn gamma() {}\n");
+    write(&workspace, ".config/settings", "gamma = 1\n");
+    (dir, workspace)
+}
+
+#[test]
+fn content_matches_are_listed_as_path_line_text() {
+    let (_dir, workspace) = project();
+    let outcome = call(&Search, &workspace, json!({"pattern": "fn alpha"}));
+    assert!(outcome.ok);
+    assert_eq!(
+        outcome.text,
+        "2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+    );
+}
+
+#[test]
+fn the_path_and_glob_narrow_the_search() {
+    let (_dir, workspace) = project();
+    let in_file = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "alpha", "path": "src/b.rs"}),
+    );
+    assert_eq!(
+        in_file.text,
+        "1 matching line in 1 file:\nsrc/b.rs:1: fn alpha_two() {}"
+    );
+    let by_glob = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "(?i)alpha", "glob": "*.md"}),
+    );
+    assert_eq!(
+        by_glob.text,
+        "1 matching line in 1 file:\nREADME.md:1: # Alpha project"
+    );
+}
+
+#[test]
+fn results_are_capped_with_a_count_of_the_rest() {
+    let limits = ToolLimits {
+        search_results: 5,
+        ..ToolLimits::default()
+    };
+    let (_dir, workspace) = workspace_with(limits);
+    let long_line = format!("hit {}\n", "x".repeat(500));
+    write(&workspace, "many.txt", &long_line.repeat(12));
+    let outcome = call(&Search, &workspace, json!({"pattern": "hit"}));
+    assert!(
+        outcome.text.starts_with("12 matching lines in 1 file:\n"),
+        "{}",
+        outcome.text
+    );
+    assert_eq!(
+        outcome
+            .text
+            .lines()
+            .filter(|line| line.starts_with("many.txt:"))
+            .count(),
+        5
+    );
+    assert!(
+        outcome
+            .text
+            .ends_with("[7 more matches not shown; narrow the pattern or path]"),
+        "{}",
+        outcome.text
+    );
+    let first = outcome.text.lines().nth(1).unwrap();
+    assert!(
+        first.chars().count() < 230 && first.ends_with('…'),
+        "{first}"
+    );
+}
+
+#[test]
+fn files_mode_matches_paths_by_regex_or_glob() {
+    let (_dir, workspace) = project();
+    let by_regex = call(
+        &Search,
+        &workspace,
+        json!({"pattern": r"src/.\.rs$", "mode": "files"}),
+    );
+    assert_eq!(by_regex.text, "2 matching files:\nsrc/a.rs\nsrc/b.rs");
+    let by_glob = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "*.md", "mode": "files"}),
+    );
+    assert!(
+        by_glob.text.contains("matched it as a glob"),
+        "{}",
+        by_glob.text
+    );
+    assert!(
+        by_glob.text.ends_with("1 matching file:\nREADME.md"),
+        "{}",
+        by_glob.text
+    );
+}
+
+#[test]
+fn an_invalid_regex_is_retried_as_literal_text() {
+    let (_dir, workspace) = project();
+    let outcome = call(&Search, &workspace, json!({"pattern": "alpha("}));
+    assert!(outcome.ok);
+    assert!(
+        outcome
+            .text
+            .starts_with("`alpha(` is not a valid regular expression ("),
+        "{}",
+        outcome.text
+    );
+    assert!(outcome.text.contains("searched for it as literal text.\n1 matching line in 1 file:\nsrc/a.rs:1: fn alpha() {}"), "{}", outcome.text);
+}
+
+#[test]
+fn zero_matches_report_what_would_have_matched() {
+    let (_dir, workspace) = project();
+    let by_case = call(&Search, &workspace, json!({"pattern": "fn beta"}));
+    assert!(by_case.ok);
+    assert_eq!(
+        by_case.text,
+        "No matches for `fn beta` in `.`. Case-insensitive, it matches 1 line (e.g. src/a.rs:2: fn Beta() {})."
+    );
+
+    let hidden = call(&Search, &workspace, json!({"pattern": "gamma"}));
+    assert_eq!(
+        hidden.text,
+        "No matches for `gamma` in `.`. In hidden or ignored files, it matches 2 lines (e.g. .config/settings:1: gamma = 1)."
+    );
+
+    let literal = call(&Search, &workspace, json!({"pattern": "a+b"}));
+    assert!(
+        literal
+            .text
+            .contains("As literal text, it matches 1 line (e.g. src/a.rs:3: let x = a+b;)"),
+        "{}",
+        literal.text
+    );
+
+    let name = call(&Search, &workspace, json!({"pattern": "README"}));
+    assert!(
+        name.text.contains(
+            "As a file name, it matches 1 file (e.g. README.md) (use mode \"files\" to list them)"
+        ),
+        "{}",
+        name.text
+    );
+
+    let glob = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "alpha_two", "glob": "*.md"}),
+    );
+    assert!(
+        glob.text
+            .contains("Without the glob, it matches 1 line (e.g. src/b.rs:1: fn alpha_two() {})"),
+        "{}",
+        glob.text
+    );
+}
+
+#[test]
+fn zero_matches_with_nothing_close_say_to_try_another_pattern() {
+    let (_dir, workspace) = project();
+    let outcome = call(&Search, &workspace, json!({"pattern": "zebra"}));
+    assert!(outcome.ok);
+    assert_eq!(
+        outcome.text,
+        "No matches for `zebra` in `.`; nothing else matches either (tried case-insensitive, in hidden and ignored files, as a file name): try a different pattern."
+    );
+    let files = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "readme", "mode": "files"}),
+    );
+    assert!(
+        files
+            .text
+            .contains("Case-insensitive, it matches 1 file (e.g. README.md)"),
+        "{}",
+        files.text
+    );
+    let contents = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "alpha_two", "mode": "files"}),
+    );
+    assert!(
+        contents
+            .text
+            .contains("In file contents, it matches 1 line"),
+        "{}",
+        contents.text
+    );
+}
+
+#[test]
+fn a_missing_path_or_a_bad_mode_is_explained() {
+    let (_dir, workspace) = project();
+    let missing = call(&Search, &workspace, json!({"pattern": "x", "path": "nope"}));
+    assert!(!missing.ok);
+    assert!(
+        missing.text.starts_with("`nope` does not exist"),
+        "{}",
+        missing.text
+    );
+    let mode = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "x", "mode": "lines"}),
+    );
+    assert!(!mode.ok);
+    assert!(
+        mode.text
+            .contains("parameter `mode` must be \"content\" or \"files\""),
+        "{}",
+        mode.text
+    );
+    let spanning = call(&Search, &workspace, json!({"pattern": "a\\nb"}));
+    assert!(!spanning.ok);
+    assert!(
+        spanning.text.contains("Patterns match within one line"),
+        "{}",
+        spanning.text
+    );
+}
+
+#[test]
+fn access_is_a_read_of_the_searched_path() {
+    let (_dir, workspace) = project();
+    assert_eq!(
+        Search.access(&json!({"pattern": "x"}), &workspace),
+        Access::Read(vec![workspace.root().to_path_buf()])
+    );
+    assert_eq!(
+        Search.access(&json!({"pattern": "x", "path": "src"}), &workspace),
+        Access::Read(vec![workspace.root().join("src")])
+    );
+}

@@ -1,0 +1,174 @@
+//! `rein run`: an agent works on a task in a workspace directory with the built-in
+//! tools, until it answers or a budget ends it; the answer and stop reason are printed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use rein_agent::{Agent, LocalBackend, Profile, RunConfig, RunResult, TraceWriter};
+use rein_llama::{Engine, EngineConfig};
+use rein_tools::{DescriptionStyle, Registry, ToolLimits, Workspace};
+
+/// Arguments of `rein run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The task.
+    pub task: String,
+    /// The workspace: every file path the tools touch stays inside it.
+    #[arg(long, default_value = ".")]
+    pub workdir: PathBuf,
+    /// A model name (`rein models list`), a .gguf path, or hf:owner/repo/file.gguf.
+    #[arg(long, short, default_value = "default")]
+    pub model: String,
+    /// naive, react, structured or full (docs/profiles.md).
+    #[arg(long, default_value = "full")]
+    pub profile: String,
+    /// Most model turns.
+    #[arg(long, default_value_t = 30)]
+    pub max_turns: u32,
+    /// Most generated tokens over the run.
+    #[arg(long, default_value_t = 16_384)]
+    pub max_tokens: u64,
+    /// Most seconds for the run.
+    #[arg(long, default_value_t = 900)]
+    pub timeout: u64,
+    /// A reply's token allowance (doubled, up to 4096, when a call is cut off).
+    #[arg(long, default_value_t = 1024)]
+    pub reply_tokens: u32,
+    /// Sampling temperature; 0 is greedy.
+    #[arg(long, default_value_t = 0.2)]
+    pub temperature: f32,
+    /// Sampling seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u32,
+    /// Tool descriptions for templates without tool support: full or compact.
+    #[arg(long, default_value = "full")]
+    pub describe: String,
+    /// Do not hold the answer for verification after source edits.
+    #[arg(long)]
+    pub no_verify_guard: bool,
+    /// At most one call per reply.
+    #[arg(long)]
+    pub no_parallel_tool_calls: bool,
+    /// Seconds a shell command may run.
+    #[arg(long, default_value_t = 60)]
+    pub shell_timeout: u64,
+    /// Where the JSONL trace goes (default: the cache's rein/traces directory).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Context size in tokens (default: the model's, at most 8192).
+    #[arg(long)]
+    pub ctx: Option<u32>,
+    /// CPU threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// Layers to offload to a GPU (GPU builds only).
+    #[arg(long, default_value_t = 0)]
+    pub gpu_layers: u32,
+    /// Fail instead of pulling a named model that is not in the cache.
+    #[arg(long)]
+    pub no_pull: bool,
+    /// Print one JSON object with the result as the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `rein run`.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let config = run_config(&args)?;
+    let workspace = Workspace::new(
+        &args.workdir,
+        ToolLimits {
+            shell_timeout: Duration::from_secs(args.shell_timeout.max(1)),
+            ..ToolLimits::default()
+        },
+    )
+    .with_context(|| format!("--workdir {}", args.workdir.display()))?;
+    let trace_path = match &args.trace {
+        Some(path) => path.clone(),
+        None => default_trace_path()?,
+    };
+    let trace = TraceWriter::create(&trace_path)?;
+    let path = super::resolve(&args.model, !args.no_pull)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        let mut engine_config = EngineConfig::new(&path);
+        engine_config.n_ctx = Some(args.ctx.unwrap_or(8192));
+        engine_config.threads = args.threads;
+        engine_config.gpu_layers = args.gpu_layers;
+        let engine = Engine::load(engine_config).await?;
+        let backend = LocalBackend::new(&engine).await?;
+        let mut agent = Agent::new(backend, workspace, &Registry::builtin(), config)?;
+        anyhow::Ok(agent.run(&args.task, Some(trace)).await)
+    })?;
+    print_result(&result, args.json)
+}
+
+fn run_config(args: &RunArgs) -> anyhow::Result<RunConfig> {
+    if !(0.0..=5.0).contains(&args.temperature) {
+        anyhow::bail!(
+            "--temperature must be between 0 and 5, got {}",
+            args.temperature
+        );
+    }
+    let profile: Profile = args.profile.parse()?;
+    let mut config = RunConfig::new(profile);
+    config.max_turns = args.max_turns.max(1);
+    config.max_tokens = args.max_tokens.max(1);
+    config.wall_clock = Duration::from_secs(args.timeout.max(1));
+    config.reply_tokens = args.reply_tokens.clamp(16, 4096);
+    config.temperature = args.temperature;
+    config.seed = args.seed;
+    config.verification_guard = profile == Profile::Full && !args.no_verify_guard;
+    config.parallel_calls = !args.no_parallel_tool_calls;
+    config.describe = match args.describe.as_str() {
+        "full" => DescriptionStyle::Full,
+        "compact" => DescriptionStyle::Compact,
+        other => anyhow::bail!("--describe must be full or compact, got `{other}`"),
+    };
+    Ok(config)
+}
+
+/// `run-<unix ms>-<pid>.jsonl` under the user's cache directory.
+fn default_trace_path() -> anyhow::Result<PathBuf> {
+    let models = rein_models::ModelCache::from_env()?;
+    let base = std::env::var_os("REIN_TRACE_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| models.dir().parent().map(|p| p.join("traces")))
+        .context("no directory for traces; pass --trace")?;
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    Ok(base.join(format!("run-{millis}-{}.jsonl", std::process::id())))
+}
+
+fn print_result(result: &RunResult, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(result)?);
+        return Ok(());
+    }
+    if let Some(answer) = &result.answer {
+        println!("{answer}");
+    }
+    eprintln!(
+        "[{}{}: {} turns, {} tool calls ({} failed), {} ms; trace {}]",
+        result.stop_reason.as_str(),
+        result
+            .detail
+            .as_ref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default(),
+        result.turns,
+        result.tool_calls,
+        result.tool_errors,
+        result.wall_ms,
+        result.trace.as_deref().unwrap_or("-"),
+    );
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! `rein run` and `rein replay` end to end on the real tiny model, real files.
+
+use serde_json::Value;
+
+use crate::support::{rein, stderr, stdout, tiny_model};
+
+fn last_json(text: &str) -> Value {
+    let line = text.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+fn run_tiny(profile: &str, dir: &std::path::Path, trace: &std::path::Path) -> Value {
+    let out = rein(&[
+        "run",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--workdir",
+        dir.to_str().unwrap(),
+        "--profile",
+        profile,
+        "--max-turns",
+        "4",
+        "--reply-tokens",
+        "160",
+        "--ctx",
+        "4096",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--json",
+        "List the files in the workspace, then read notes.txt and say what it contains.",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    last_json(&stdout(&out))
+}
+
+#[test]
+fn run_reports_the_interface_fields_and_the_grammar_prevents_malformed_calls() {
+    tiny_model();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
+    let traces = tempfile::tempdir().unwrap();
+    for profile in ["full", "structured"] {
+        let trace = traces.path().join(format!("{profile}.jsonl"));
+        let result = run_tiny(profile, dir.path(), &trace);
+        for field in [
+            "answer",
+            "stop_reason",
+            "turns",
+            "tool_calls",
+            "tool_errors",
+            "prompt_tokens",
+            "completion_tokens",
+            "evaluated_tokens",
+            "reused_tokens",
+            "wall_ms",
+            "trace",
+        ] {
+            assert!(
+                result.get(field).is_some(),
+                "{profile}: no `{field}` in {result}"
+            );
+        }
+        let turns = result["turns"].as_u64().unwrap();
+        assert!((1..=4).contains(&turns), "{result}");
+        assert_eq!(result["profile"], profile);
+        let stop = result["stop_reason"].as_str().unwrap();
+        assert!(
+            [
+                "answered",
+                "finished",
+                "max_turns",
+                "max_tokens",
+                "recovery_exhausted"
+            ]
+            .contains(&stop),
+            "{result}"
+        );
+        // Under the grammar a call is never malformed, never names a missing tool and
+        // always validates: only a cut-off reply can be dropped.
+        let recoveries = result["recoveries"].as_object().unwrap();
+        for class in ["format", "unknown_tool", "schema"] {
+            assert!(!recoveries.contains_key(class), "{profile}: {result}");
+        }
+        assert_eq!(
+            result["prompt_tokens"].as_u64().unwrap(),
+            result["evaluated_tokens"].as_u64().unwrap()
+                + result["reused_tokens"].as_u64().unwrap()
+        );
+        if turns > 1 {
+            assert!(
+                result["reused_tokens"].as_u64().unwrap() > 0,
+                "the KV prefix is kept across turns: {result}"
+            );
+        }
+        assert_eq!(result["trace"].as_str().unwrap(), trace.to_str().unwrap());
+        let replay = rein(&["replay", trace.to_str().unwrap()]);
+        assert!(replay.status.success(), "{}", stderr(&replay));
+        let text = stdout(&replay);
+        assert!(text.starts_with("== run: List the files"), "{text}");
+        assert!(text.contains("-- turn 1"), "{text}");
+        assert!(text.contains("== end: "), "{text}");
+    }
+    // The workspace is left as the tools left it: nothing outside it, no stray files
+    // except the shell's saved outputs.
+    assert!(dir.path().join("notes.txt").exists());
+}
+
+#[test]
+fn run_refuses_bad_settings_with_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    for (args, expected) in [
+        (
+            vec!["run", "--profile", "clever", "x"],
+            "unknown profile `clever`",
+        ),
+        (
+            vec!["run", "--describe", "short", "x"],
+            "--describe must be full or compact",
+        ),
+        (
+            vec![
+                "run",
+                "--workdir",
+                missing.to_str().unwrap(),
+                "--no-pull",
+                "x",
+            ],
+            "--workdir",
+        ),
+        (vec!["replay", missing.to_str().unwrap()], "trace"),
+    ] {
+        let out = rein(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
