@@ -10,4 +10,6 @@ cargo build --release --locked --bin rein
 "${CARGO_TARGET_DIR:-target}/release/rein" models pull tiny
 cargo fmt --all --check
 cargo clippy --release --locked --workspace --all-targets -- -D warnings
-cargo test --release --locked --workspace
+# Tests that load a model use every core (llama.cpp with OpenMP threads); run them one
+# at a time so they do not oversubscribe a small machine (4x slower on 2 cores).
+cargo test --release --locked --workspace -- --test-threads=1
