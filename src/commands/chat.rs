@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::Context;
 use clap::Args;
 use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet, CHATML_TEMPLATE};
-use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt, SamplingParams, StopReason};
+use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
 
@@ -16,9 +16,9 @@ use serde_json::json;
 pub struct ChatArgs {
     /// The prompt.
     pub prompt: String,
-    /// A model name (`rein models list`), a .gguf path, or hf:owner/repo/file.gguf.
-    #[arg(long, short, default_value = "default")]
-    pub model: String,
+    /// The model and how it is loaded.
+    #[command(flatten)]
+    pub model: super::ModelArgs,
     /// A system message.
     #[arg(long)]
     pub system: Option<String>,
@@ -34,15 +34,6 @@ pub struct ChatArgs {
     /// Context size in tokens (default: the model's, at most 4096).
     #[arg(long)]
     pub ctx: Option<u32>,
-    /// CPU threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<u32>,
-    /// Layers to offload to a GPU (GPU builds only).
-    #[arg(long, default_value_t = 0)]
-    pub gpu_layers: u32,
-    /// Fail instead of pulling a named model that is not in the cache.
-    #[arg(long)]
-    pub no_pull: bool,
     /// A JSON file with an array of OpenAI-style tools the model may call.
     #[arg(long)]
     pub tools: Option<std::path::PathBuf>,
@@ -75,7 +66,7 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
             }
         }
     }
-    let path = super::resolve(&args.model, !args.no_pull)?;
+    let path = args.model.resolve()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -101,10 +92,7 @@ async fn chat(
     tools: Option<ToolSet>,
     choice: ToolChoice,
 ) -> anyhow::Result<()> {
-    let mut config = EngineConfig::new(&path);
-    config.n_ctx = args.ctx;
-    config.threads = args.threads;
-    config.gpu_layers = args.gpu_layers;
+    let config = args.model.engine_config(path, args.ctx);
     let engine = Engine::load(config).await?;
     let info = engine.info();
     let template_source = info.chat_template.clone().unwrap_or_else(|| {

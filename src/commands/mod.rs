@@ -30,6 +30,39 @@ pub fn resolve(model: &str, pull_missing: bool) -> anyhow::Result<PathBuf> {
     Ok(resolve_model(&ModelRef::parse(model)?, &options)?)
 }
 
+/// How a subcommand picks and loads its model.
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// A model name (`rein models list`), a .gguf path, or hf:owner/repo/file.gguf.
+    #[arg(long, short, default_value = "default")]
+    pub model: String,
+    /// CPU threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// Layers to offload to a GPU (GPU builds only).
+    #[arg(long, default_value_t = 0)]
+    pub gpu_layers: u32,
+    /// Fail instead of pulling a named model that is not in the cache.
+    #[arg(long)]
+    pub no_pull: bool,
+}
+
+impl ModelArgs {
+    /// The verified local file of `--model`, pulled first unless `--no-pull`.
+    pub fn resolve(&self) -> anyhow::Result<PathBuf> {
+        resolve(&self.model, !self.no_pull)
+    }
+
+    /// The engine settings for `path` with a context of `n_ctx` tokens.
+    pub fn engine_config(&self, path: PathBuf, n_ctx: Option<u32>) -> rein_llama::EngineConfig {
+        let mut config = rein_llama::EngineConfig::new(path);
+        config.n_ctx = n_ctx;
+        config.threads = self.threads;
+        config.gpu_layers = self.gpu_layers;
+        config
+    }
+}
+
 /// Bytes in a human unit (MiB/GiB, two decimals).
 pub fn human_bytes(bytes: u64) -> String {
     const MIB: f64 = 1024.0 * 1024.0;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use rein_agent::{Agent, LocalBackend, Profile, RunConfig, RunResult, TraceWriter};
-use rein_llama::{Engine, EngineConfig};
+use rein_llama::Engine;
 use rein_tools::{DescriptionStyle, Registry, ToolLimits, Workspace};
 
 /// Arguments of `rein run`.
@@ -18,9 +18,9 @@ pub struct RunArgs {
     /// The workspace: every file path the tools touch stays inside it.
     #[arg(long, default_value = ".")]
     pub workdir: PathBuf,
-    /// A model name (`rein models list`), a .gguf path, or hf:owner/repo/file.gguf.
-    #[arg(long, short, default_value = "default")]
-    pub model: String,
+    /// The model and how it is loaded.
+    #[command(flatten)]
+    pub model: super::ModelArgs,
     /// naive, react, structured or full (docs/profiles.md).
     #[arg(long, default_value = "full")]
     pub profile: String,
@@ -60,15 +60,6 @@ pub struct RunArgs {
     /// Context size in tokens (default: the model's, at most 8192).
     #[arg(long)]
     pub ctx: Option<u32>,
-    /// CPU threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<u32>,
-    /// Layers to offload to a GPU (GPU builds only).
-    #[arg(long, default_value_t = 0)]
-    pub gpu_layers: u32,
-    /// Fail instead of pulling a named model that is not in the cache.
-    #[arg(long)]
-    pub no_pull: bool,
     /// Print one JSON object with the result as the last line.
     #[arg(long)]
     pub json: bool,
@@ -90,16 +81,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         None => default_trace_path()?,
     };
     let trace = TraceWriter::create(&trace_path)?;
-    let path = super::resolve(&args.model, !args.no_pull)?;
+    let path = args.model.resolve()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let result = runtime.block_on(async {
-        let mut engine_config = EngineConfig::new(&path);
-        engine_config.n_ctx = Some(args.ctx.unwrap_or(8192));
-        engine_config.threads = args.threads;
-        engine_config.gpu_layers = args.gpu_layers;
+        let engine_config = args
+            .model
+            .engine_config(path, Some(args.ctx.unwrap_or(8192)));
         let engine = Engine::load(engine_config).await?;
         let backend = LocalBackend::new(&engine).await?;
         let mut agent = Agent::new(backend, workspace, &Registry::builtin(), config)?;

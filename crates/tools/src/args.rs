@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use crate::outcome::ToolOutcome;
+use crate::outcome::{Access, ToolOutcome};
+use crate::workspace::Workspace;
 
 /// A problem with one argument.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,6 +68,34 @@ pub(crate) fn optional_string<'a>(
         Some(Value::String(text)) => Ok(Some(text)),
         Some(other) => Err(mistyped(name, STRING, other)),
     }
+}
+
+/// What a call reads: the `path` parameter resolved in the workspace, `default` when
+/// it is absent (`None`: the parameter is required). Nothing when it cannot be
+/// resolved: the call then fails on its own.
+pub(crate) fn read_access(args: &Value, workspace: &Workspace, default: Option<&str>) -> Access {
+    Access::Read(
+        resolved_path(args, workspace, default)
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// What a call writes: the required `path` parameter resolved in the workspace.
+pub(crate) fn write_access(args: &Value, workspace: &Workspace) -> Access {
+    match resolved_path(args, workspace, None) {
+        Some(path) => Access::Write(vec![path]),
+        None => Access::Read(Vec::new()),
+    }
+}
+
+fn resolved_path(
+    args: &Value,
+    workspace: &Workspace,
+    default: Option<&str>,
+) -> Option<std::path::PathBuf> {
+    let path = optional_string(args, "path").ok().flatten().or(default)?;
+    workspace.resolve(path).ok()
 }
 
 /// An optional non-negative integer; integral floats and digit strings are accepted.

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::edit_hints::{ambiguity_reply, not_found_reply};
 use super::open_regular::{open_regular, OpenRefusal};
 use super::spec::function_spec;
-use crate::args::required_string;
+use crate::args::{required_string, write_access};
 use crate::atomic_write::write_atomically;
 use crate::outcome::{Access, ToolOutcome};
 use crate::text::{count_lines, line_number_at, plural, prefix_chars};
@@ -45,13 +45,7 @@ impl Tool for EditFile {
     }
 
     fn access(&self, args: &Value, workspace: &Workspace) -> Access {
-        match required_string(args, "path")
-            .ok()
-            .and_then(|path| workspace.resolve(path).ok())
-        {
-            Some(resolved) => Access::Write(vec![resolved]),
-            None => Access::Read(Vec::new()),
-        }
+        write_access(args, workspace)
     }
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {

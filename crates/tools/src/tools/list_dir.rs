@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::spec::function_spec;
-use crate::args::optional_string;
+use crate::args::{optional_string, read_access};
 use crate::file_kind::FileKind;
 use crate::outcome::{Access, ToolOutcome};
 use crate::tool::Tool;
@@ -39,8 +39,7 @@ impl Tool for ListDir {
     }
 
     fn access(&self, args: &Value, workspace: &Workspace) -> Access {
-        let path = optional_string(args, "path").ok().flatten().unwrap_or(".");
-        Access::Read(workspace.resolve(path).ok().into_iter().collect())
+        read_access(args, workspace, Some("."))
     }
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {

@@ -9,7 +9,7 @@ use super::binary::{looks_binary, SAMPLE_BYTES};
 use super::open_regular::{open_regular, OpenRefusal};
 use super::read_window::{read_window, Window, WindowError, WindowRequest};
 use super::spec::function_spec;
-use crate::args::{optional_usize, required_string, ArgError};
+use crate::args::{optional_usize, read_access, required_string, ArgError};
 use crate::outcome::{Access, ToolOutcome};
 use crate::read_memory::{FileStamp, ReadRequest};
 use crate::similar_files::similar_files;
@@ -48,10 +48,7 @@ impl Tool for ReadFile {
     }
 
     fn access(&self, args: &Value, workspace: &Workspace) -> Access {
-        let resolved = required_string(args, "path")
-            .ok()
-            .and_then(|path| workspace.resolve(path).ok());
-        Access::Read(resolved.into_iter().collect())
+        read_access(args, workspace, None)
     }
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {

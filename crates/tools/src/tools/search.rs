@@ -7,7 +7,7 @@ use super::search_engine::{
 };
 use super::search_probes::{probe_contents, probe_names, ProbeQuery};
 use super::spec::function_spec;
-use crate::args::{optional_string, required_string, ArgError};
+use crate::args::{optional_string, read_access, required_string, ArgError};
 use crate::file_kind::{read_refusal, FileKind};
 use crate::outcome::{Access, ToolOutcome};
 use crate::text::{plural, snippet};
@@ -61,8 +61,7 @@ impl Tool for Search {
     }
 
     fn access(&self, args: &Value, workspace: &Workspace) -> Access {
-        let path = optional_string(args, "path").ok().flatten().unwrap_or(".");
-        Access::Read(workspace.resolve(path).ok().into_iter().collect())
+        read_access(args, workspace, Some("."))
     }
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {

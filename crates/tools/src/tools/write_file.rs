@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::spec::function_spec;
-use crate::args::required_string;
+use crate::args::{required_string, write_access};
 use crate::atomic_write::write_atomically;
 use crate::file_kind::{write_refusal, FileKind};
 use crate::outcome::{Access, ToolOutcome};
@@ -43,13 +43,7 @@ impl Tool for WriteFile {
     }
 
     fn access(&self, args: &Value, workspace: &Workspace) -> Access {
-        match required_string(args, "path")
-            .ok()
-            .and_then(|path| workspace.resolve(path).ok())
-        {
-            Some(resolved) => Access::Write(vec![resolved]),
-            None => Access::Read(Vec::new()),
-        }
+        write_access(args, workspace)
     }
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {
