@@ -260,7 +260,7 @@ impl<B: Backend> Agent<B> {
                 }
                 Reading::Answer(text) if profile == Profile::Full && text.trim().is_empty() => {
                     let reason = "the reply was empty";
-                    let message = "Your last reply was empty. Continue the task: call a tool, or give the final answer in plain text.".to_string();
+                    let message = "Your last reply was empty. If the task is done, say what you did in one or two sentences; otherwise call the next tool.".to_string();
                     self.retry(
                         &mut state,
                         &mut trace,
