@@ -26,6 +26,9 @@ enum Command {
     Chat(commands::chat::ChatArgs),
     /// Let an agent work on a task in a workspace with the built-in tools.
     Run(commands::run::RunArgs),
+    /// Measure KV reuse and concurrent decoding on a model.
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCommand),
     /// Print a run's trace readably.
     Replay(commands::replay::ReplayArgs),
     /// List, pull, locate and inspect models.
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
         Command::Chat(args) => commands::chat::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Replay(args) => commands::replay::run(args),
+        Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
     };
     match result {

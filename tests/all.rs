@@ -4,6 +4,7 @@
 //! test command does it).
 
 mod cli;
+mod concurrency;
 mod engine;
 mod run;
 mod support;

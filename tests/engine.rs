@@ -275,9 +275,10 @@ fn limits_are_errors_not_crashes() {
         let err = session.generate(bad).await.unwrap_err();
         assert!(matches!(err, EngineError::BadToken(999_999)), "{err}");
 
-        // Both sessions taken: a third is refused, and freed by a drop.
+        // Both sessions taken: a third is refused at once by try_session, and freed
+        // by a drop.
         let second = engine.session().await.unwrap();
-        let err = engine.session().await.unwrap_err();
+        let err = engine.try_session().await.unwrap_err();
         assert!(matches!(err, EngineError::NoFreeSession(2)), "{err}");
         drop(second);
         let mut third = engine.session().await.unwrap();

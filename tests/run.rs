@@ -138,3 +138,62 @@ fn run_refuses_bad_settings_with_one_line_errors() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn bench_reuse_and_concurrency_report_their_figures() {
+    tiny_model();
+    let out = rein(&[
+        "bench",
+        "reuse",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--ctx",
+        "256",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reuse = last_json(&stdout(&out));
+    let prompt = reuse["prompt_tokens"].as_u64().unwrap();
+    let reused = reuse["reused_tokens"].as_u64().unwrap();
+    assert!(prompt > 256 && reused >= 256 && reused < prompt, "{reuse}");
+    for field in ["ttft_reuse_ms", "ttft_full_ms", "ratio"] {
+        assert!(reuse[field].as_f64().unwrap() > 0.0, "{reuse}");
+    }
+    let out = rein(&[
+        "bench",
+        "concurrency",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--sessions",
+        "1,3",
+        "--tokens",
+        "8",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rates = last_json(&stdout(&out));
+    assert!(
+        rates["aggregate_tokens_per_s"]["1"].as_f64().unwrap() > 0.0,
+        "{rates}"
+    );
+    assert!(
+        rates["aggregate_tokens_per_s"]["3"].as_f64().unwrap() > 0.0,
+        "{rates}"
+    );
+    let bad = rein(&[
+        "bench",
+        "concurrency",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--sessions",
+        "0",
+    ]);
+    assert!(
+        stderr(&bad).contains("--sessions needs positive counts"),
+        "{}",
+        stderr(&bad)
+    );
+}

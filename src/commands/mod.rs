@@ -1,5 +1,6 @@
 //! The subcommands, and the model resolution they share.
 
+pub mod bench;
 pub mod chat;
 pub mod models;
 pub mod replay;

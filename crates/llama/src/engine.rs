@@ -3,8 +3,9 @@
 
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
+use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 use crate::worker::{self, Command};
 use crate::{
@@ -17,6 +18,9 @@ use crate::{
 pub struct Engine {
     commands: Sender<Command>,
     info: Arc<ModelInfo>,
+    /// One permit per KV sequence; waiters are served first come, first served.
+    slots: Arc<Semaphore>,
+    queue_timeout: Duration,
 }
 
 impl std::fmt::Debug for Engine {
@@ -30,6 +34,8 @@ impl std::fmt::Debug for Engine {
 impl Engine {
     /// Loads the model on a new owner thread and waits until it is ready.
     pub async fn load(config: EngineConfig) -> Result<Self, EngineError> {
+        let sessions = config.max_sessions.max(1);
+        let queue_timeout = config.queue_timeout;
         let (commands, receiver) = std::sync::mpsc::channel();
         let (ready_tx, ready_rx) = oneshot::channel();
         std::thread::Builder::new()
@@ -40,6 +46,8 @@ impl Engine {
         Ok(Self {
             commands,
             info: Arc::new(info),
+            slots: Arc::new(Semaphore::new(sessions as usize)),
+            queue_timeout,
         })
     }
 
@@ -79,14 +87,39 @@ impl Engine {
         rx.await.map_err(|_| EngineError::EngineGone)?
     }
 
-    /// Opens a session with its own KV sequence.
+    /// Opens a session with its own KV sequence. When every sequence is taken, waits
+    /// in a fair queue (first come, first served) for up to the configured queue
+    /// timeout, then fails with [`EngineError::NoFreeSession`].
     pub async fn session(&self) -> Result<Session, EngineError> {
+        let permit =
+            tokio::time::timeout(self.queue_timeout, Arc::clone(&self.slots).acquire_owned())
+                .await
+                .map_err(|_| EngineError::NoFreeSession(self.max_sessions()))?
+                .map_err(|_| EngineError::EngineGone)?;
+        self.open(permit).await
+    }
+
+    /// Opens a session only if a sequence is free right now.
+    pub async fn try_session(&self) -> Result<Session, EngineError> {
+        let permit = Arc::clone(&self.slots)
+            .try_acquire_owned()
+            .map_err(|_| EngineError::NoFreeSession(self.max_sessions()))?;
+        self.open(permit).await
+    }
+
+    /// How many sessions may exist at once.
+    pub fn max_sessions(&self) -> u32 {
+        self.info.max_sessions
+    }
+
+    async fn open(&self, permit: OwnedSemaphorePermit) -> Result<Session, EngineError> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::OpenSession { reply })?;
         let seq = rx.await.map_err(|_| EngineError::EngineGone)??;
         Ok(Session {
             engine: self.clone(),
             seq,
+            _permit: permit,
         })
     }
 }
@@ -97,6 +130,9 @@ impl Engine {
 pub struct Session {
     engine: Engine,
     seq: i32,
+    /// Held for the session's life; released after the close is sent, so the next
+    /// waiter's open reaches the engine thread after this close.
+    _permit: OwnedSemaphorePermit,
 }
 
 /// The events of one streaming generation: text chunks, then `Done` (or an error).

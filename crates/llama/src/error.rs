@@ -35,8 +35,11 @@ pub enum EngineError {
     /// The prompt is empty.
     #[error("the prompt is empty")]
     EmptyPrompt,
+    /// The session is still generating; a session runs one generation at a time.
+    #[error("this session is still generating; wait for the running generation to end")]
+    SessionBusy,
     /// All session slots are taken.
-    #[error("all {0} sessions are in use")]
+    #[error("all {0} sessions are in use and none was freed in time; raise the session limit or retry later")]
     NoFreeSession(u32),
     /// A token id outside the vocabulary.
     #[error("token id {0} is not in the vocabulary")]

@@ -7,6 +7,7 @@
 mod backend;
 mod engine;
 mod error;
+mod generation;
 mod sampler;
 mod stop;
 mod types;

@@ -24,11 +24,13 @@ pub struct EngineConfig {
     pub use_mmap: bool,
     /// How many sessions (KV sequences) may exist at once.
     pub max_sessions: u32,
+    /// How long a new session waits for a free sequence before it is refused.
+    pub queue_timeout: Duration,
 }
 
 impl EngineConfig {
     /// Defaults for `model_path`: 4096 context, batches of 512, all cores, CPU, mmap,
-    /// one session.
+    /// one session, a 300 s wait for a free session.
     pub fn new(model_path: impl Into<PathBuf>) -> Self {
         Self {
             model_path: model_path.into(),
@@ -38,6 +40,7 @@ impl EngineConfig {
             gpu_layers: 0,
             use_mmap: true,
             max_sessions: 1,
+            queue_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -206,4 +209,6 @@ pub struct ModelInfo {
     pub n_params: u64,
     /// Threads used.
     pub threads: u32,
+    /// Sessions that may exist at once.
+    pub max_sessions: u32,
 }

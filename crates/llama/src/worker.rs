@@ -3,7 +3,7 @@
 //! talks to it through channels.
 
 use std::num::NonZeroU32;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
 use llama_cpp_2::context::params::LlamaContextParams;
@@ -15,12 +15,11 @@ use llama_cpp_2::token::LlamaToken;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::backend;
+use crate::generation::{Active, Events, Prefilled};
 use crate::sampler::{build_grammar, build_sampler, TokenPicker};
-use crate::stop::{StopMatcher, StopScan};
-use crate::utf8::Utf8Stream;
 use crate::{
-    EngineConfig, EngineError, GenerateEvent, GenerateOutput, GenerateRequest, ModelInfo, Prompt,
-    StopReason, TokenId,
+    EngineConfig, EngineError, GenerateEvent, GenerateRequest, ModelInfo, Prompt, StopReason,
+    TokenId,
 };
 
 /// Largest context chosen when the user does not set one.
@@ -74,8 +73,22 @@ pub(crate) fn run(
     if ready.send(Ok(worker.info(&config))).is_err() {
         return;
     }
+    // Idle: wait for a command. Busy: take whatever commands have arrived (new
+    // generations join between steps), then advance every generation by one token.
     while let Ok(command) = commands.recv() {
         worker.handle(command);
+        while worker.busy() {
+            loop {
+                match commands.try_recv() {
+                    Ok(command) => worker.handle(command),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            }
+            if worker.busy() {
+                worker.step();
+            }
+        }
     }
 }
 
@@ -92,14 +105,27 @@ fn load(config: &EngineConfig) -> Result<LlamaModel, EngineError> {
     })
 }
 
+/// The state of one KV sequence.
+#[derive(Debug, Clone)]
+enum Slot {
+    /// No session holds it.
+    Free,
+    /// A session holds it; these tokens are in its KV cache.
+    Idle(Vec<TokenId>),
+    /// A generation is running in it.
+    Generating,
+}
+
 struct Worker<'m> {
     model: &'m LlamaModel,
     ctx: LlamaContext<'m>,
     batch: LlamaBatch<'static>,
     n_batch: usize,
     threads: u32,
-    /// The tokens in each sequence's KV cache; `None` = slot free.
-    sessions: Vec<Option<Vec<TokenId>>>,
+    /// Each KV sequence's state.
+    sessions: Vec<Slot>,
+    /// Generations in progress, advanced together.
+    active: Vec<Active>,
 }
 
 impl<'m> Worker<'m> {
@@ -135,7 +161,8 @@ impl<'m> Worker<'m> {
             batch: LlamaBatch::new(n_batch as usize, 1),
             n_batch: n_batch as usize,
             threads,
-            sessions: vec![None; sessions as usize],
+            sessions: vec![Slot::Free; sessions as usize],
+            active: Vec::new(),
         })
     }
 
@@ -166,6 +193,7 @@ impl<'m> Worker<'m> {
             weights_bytes: self.model.size(),
             n_params: self.model.n_params(),
             threads: self.threads,
+            max_sessions: self.sessions.len() as u32,
         }
     }
 
@@ -190,8 +218,9 @@ impl<'m> Worker<'m> {
                 request,
                 events,
             } => {
-                if let Err(e) = self.generate(seq, request, &events) {
-                    let _ = events.send(Err(e));
+                let reply = events.clone();
+                if let Err(e) = self.start(seq, request, events) {
+                    let _ = reply.send(Err(e));
                 }
             }
         }
@@ -228,15 +257,20 @@ impl<'m> Worker<'m> {
         let free = self
             .sessions
             .iter()
-            .position(Option::is_none)
+            .position(|slot| matches!(slot, Slot::Free))
             .ok_or(EngineError::NoFreeSession(self.sessions.len() as u32))?;
-        self.sessions[free] = Some(Vec::new());
+        self.sessions[free] = Slot::Idle(Vec::new());
         Ok(free as i32)
     }
 
     fn close_session(&mut self, seq: i32) {
+        // A generation still running for the session ends with it.
+        if let Some(index) = self.active.iter().position(|a| a.seq == seq) {
+            let active = self.active.remove(index);
+            active.finish(StopReason::Cancelled);
+        }
         if let Some(slot) = self.sessions.get_mut(seq as usize) {
-            *slot = None;
+            *slot = Slot::Free;
             let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
         }
     }
@@ -265,11 +299,13 @@ impl<'m> Worker<'m> {
         Ok(())
     }
 
-    fn generate(
+    /// Validates the request, evaluates the new prompt tokens, samples the first token
+    /// and, unless that already ends it, adds the generation to the active set.
+    fn start(
         &mut self,
         seq: i32,
         request: GenerateRequest,
-        events: &mpsc::UnboundedSender<Result<GenerateEvent, EngineError>>,
+        events: Events,
     ) -> Result<(), EngineError> {
         let prompt = match &request.prompt {
             Prompt::Text(text) => self.tokenize(text, true),
@@ -294,11 +330,18 @@ impl<'m> Worker<'m> {
             .as_ref()
             .map(|g| build_grammar(self.model, g))
             .transpose()?;
-        let mut cached = self
+        let n_sessions = self.sessions.len() as u32;
+        let slot = self
             .sessions
             .get_mut(seq as usize)
-            .and_then(Option::take)
-            .ok_or(EngineError::NoFreeSession(self.sessions.len() as u32))?;
+            .ok_or(EngineError::NoFreeSession(n_sessions))?;
+        let mut cached = match std::mem::replace(slot, Slot::Generating) {
+            Slot::Idle(cached) => cached,
+            other => {
+                *slot = other;
+                return Err(EngineError::SessionBusy);
+            }
+        };
 
         // Keep the longest common prefix; the last prompt token is always evaluated
         // again, since logits exist only for what was just decoded.
@@ -315,89 +358,92 @@ impl<'m> Worker<'m> {
             cached.truncate(common);
         }
         let started = Instant::now();
-        let result = self.decode(seq, common, &prompt[common..]);
-        if let Err(e) = result {
+        if let Err(e) = self.decode(seq, common, &prompt[common..]) {
             let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
-            self.sessions[seq as usize] = Some(Vec::new());
+            self.sessions[seq as usize] = Slot::Idle(Vec::new());
             return Err(e);
         }
         cached.extend_from_slice(&prompt[common..]);
-        let prefill_time = started.elapsed();
-
-        let outcome = self.sample_loop(seq, &request, grammar, &mut cached, events);
-        self.sessions[seq as usize] = Some(cached);
-        let (text, tokens, stop_reason) = outcome?;
-        let _ = events.send(Ok(GenerateEvent::Done(GenerateOutput {
-            text,
-            tokens,
-            stop_reason,
+        let prefilled = Prefilled {
+            seq,
+            cached,
             prompt_tokens: prompt.len(),
             reused_tokens: common,
-            prefill_time,
-            decode_time: started.elapsed() - prefill_time,
-        })));
+            started,
+            prefill_time: started.elapsed(),
+        };
+        let chain = build_sampler(&request.sampling, self.model.n_vocab());
+        let picker = TokenPicker::new(chain, grammar, self.model.vocab().eos());
+        let mut active = Active::new(
+            prefilled,
+            picker,
+            &request.stop,
+            request.max_tokens,
+            request.ignore_eog,
+            events,
+        );
+        if active.budget_spent() {
+            self.end(active, StopReason::MaxTokens);
+            return Ok(());
+        }
+        // The prefill's logits are overwritten by the next decode: sample now.
+        let token = active.picker.pick(&self.ctx, self.batch.n_tokens() - 1);
+        match active.accept(self.model, token, n_ctx as usize) {
+            Some(reason) => self.end(active, reason),
+            None => self.active.push(active),
+        }
         Ok(())
     }
 
-    /// Samples until a stop condition; `cached` tracks what is in the KV cache.
-    fn sample_loop(
-        &mut self,
-        seq: i32,
-        request: &GenerateRequest,
-        grammar: Option<llama_cpp_2::sampling::LlamaSampler>,
-        cached: &mut Vec<TokenId>,
-        events: &mpsc::UnboundedSender<Result<GenerateEvent, EngineError>>,
-    ) -> Result<(String, Vec<TokenId>, StopReason), EngineError> {
-        let chain = build_sampler(&request.sampling, self.model.n_vocab());
-        let mut picker = TokenPicker::new(chain, grammar, self.model.vocab().eos());
-        let mut utf8 = Utf8Stream::default();
-        let mut stops = StopMatcher::new(&request.stop);
-        let mut text = String::new();
-        let mut generated = Vec::new();
-        let n_ctx = self.ctx.n_ctx() as usize;
-        let emit = |chunk: String, text: &mut String| -> bool {
-            if chunk.is_empty() {
-                return true;
-            }
-            text.push_str(&chunk);
-            events.send(Ok(GenerateEvent::Text(chunk))).is_ok()
-        };
-        let reason = loop {
-            if generated.len() >= request.max_tokens as usize {
-                break StopReason::MaxTokens;
-            }
-            let token = picker.pick(&self.ctx, self.batch.n_tokens() - 1);
-            if !request.ignore_eog && self.model.vocab().is_eog(token) {
-                break StopReason::EndOfGeneration;
-            }
-            generated.push(token.0);
-            let piece = self.model.vocab().token_to_piece(token, false, None);
-            match stops.push(&utf8.push(&piece)) {
-                StopScan::Continue(chunk) => {
-                    if !emit(chunk, &mut text) {
-                        break StopReason::Cancelled;
-                    }
-                }
-                StopScan::Stopped(chunk, stop) => {
-                    emit(chunk, &mut text);
-                    break StopReason::StopString(stop);
-                }
-            }
-            if cached.len() + 1 > n_ctx {
-                break StopReason::ContextFull;
-            }
-            let position = cached.len();
-            self.decode(seq, position, &[token.0])?;
-            cached.push(token.0);
-        };
-        if !matches!(reason, StopReason::StopString(_)) {
-            let rest = utf8.finish();
-            let mut tail = match stops.push(&rest) {
-                StopScan::Continue(chunk) | StopScan::Stopped(chunk, _) => chunk,
-            };
-            tail.push_str(&stops.flush());
-            emit(tail, &mut text);
+    /// Whether generations are in progress.
+    fn busy(&self) -> bool {
+        !self.active.is_empty()
+    }
+
+    /// One step of every active generation: their pending tokens go through a single
+    /// `decode`, then each samples its next token from its own logits.
+    fn step(&mut self) {
+        self.batch.clear();
+        let mut added = Ok(());
+        for active in &self.active {
+            added = added.and_then(|()| {
+                self.batch
+                    .add(active.next, active.cached.len() as i32, &[active.seq], true)
+            });
         }
-        Ok((text, generated, reason))
+        let decoded = added
+            .map_err(|e| EngineError::Decode(e.to_string()))
+            .and_then(|()| {
+                self.ctx
+                    .decode(&mut self.batch)
+                    .map_err(|e| EngineError::Decode(e.to_string()))
+            });
+        if let Err(error) = decoded {
+            for active in std::mem::take(&mut self.active) {
+                let seq = active.fail(error.clone());
+                let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
+                self.sessions[seq as usize] = Slot::Idle(Vec::new());
+            }
+            return;
+        }
+        let n_ctx = self.ctx.n_ctx() as usize;
+        let mut still = Vec::with_capacity(self.active.len());
+        for (index, mut active) in std::mem::take(&mut self.active).into_iter().enumerate() {
+            active.cached.push(active.next.0);
+            let token = active.picker.pick(&self.ctx, index as i32);
+            match active.accept(self.model, token, n_ctx) {
+                Some(reason) => self.end(active, reason),
+                None => still.push(active),
+            }
+        }
+        self.active = still;
+    }
+
+    /// Ends a generation and gives its sequence back to its session.
+    fn end(&mut self, active: Active, reason: StopReason) {
+        let (seq, cached) = active.finish(reason);
+        if let Some(slot) = self.sessions.get_mut(seq as usize) {
+            *slot = Slot::Idle(cached);
+        }
     }
 }

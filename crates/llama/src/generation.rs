@@ -1,0 +1,155 @@
+//! One generation in progress: its sampler, stop matching, streamed text, and the
+//! tokens of its KV sequence. The worker advances all of them together, one token
+//! each per batched `decode`.
+
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::token::LlamaToken;
+use tokio::sync::mpsc;
+
+use crate::sampler::TokenPicker;
+use crate::stop::{StopMatcher, StopScan};
+use crate::utf8::Utf8Stream;
+use crate::{EngineError, GenerateEvent, GenerateOutput, StopReason, TokenId};
+
+/// Where a generation's events go.
+pub(crate) type Events = mpsc::UnboundedSender<Result<GenerateEvent, EngineError>>;
+
+/// A generation between its prefill and its stop.
+pub(crate) struct Active {
+    /// The KV sequence.
+    pub(crate) seq: i32,
+    /// The tokens in the sequence's KV cache.
+    pub(crate) cached: Vec<TokenId>,
+    /// The sampled token still to be decoded (its logits give the next one).
+    pub(crate) next: LlamaToken,
+    pub(crate) picker: TokenPicker,
+    utf8: Utf8Stream,
+    stops: StopMatcher,
+    text: String,
+    generated: Vec<TokenId>,
+    max_tokens: usize,
+    ignore_eog: bool,
+    events: Events,
+    prompt_tokens: usize,
+    reused_tokens: usize,
+    started: Instant,
+    prefill_time: Duration,
+}
+
+/// What the prefill leaves for the generation.
+pub(crate) struct Prefilled {
+    pub(crate) seq: i32,
+    pub(crate) cached: Vec<TokenId>,
+    pub(crate) prompt_tokens: usize,
+    pub(crate) reused_tokens: usize,
+    pub(crate) started: Instant,
+    pub(crate) prefill_time: Duration,
+}
+
+impl Active {
+    pub(crate) fn new(
+        prefilled: Prefilled,
+        picker: TokenPicker,
+        stop: &[String],
+        max_tokens: u32,
+        ignore_eog: bool,
+        events: Events,
+    ) -> Self {
+        Self {
+            seq: prefilled.seq,
+            cached: prefilled.cached,
+            next: LlamaToken(0),
+            picker,
+            utf8: Utf8Stream::default(),
+            stops: StopMatcher::new(stop),
+            text: String::new(),
+            generated: Vec::new(),
+            max_tokens: max_tokens as usize,
+            ignore_eog,
+            events,
+            prompt_tokens: prefilled.prompt_tokens,
+            reused_tokens: prefilled.reused_tokens,
+            started: prefilled.started,
+            prefill_time: prefilled.prefill_time,
+        }
+    }
+
+    /// Whether the token budget is spent before anything is sampled.
+    pub(crate) fn budget_spent(&self) -> bool {
+        self.generated.len() >= self.max_tokens
+    }
+
+    /// Takes a sampled token: streams its text, and says whether the generation stops
+    /// here. Otherwise the token is `next`, to be decoded in the next step.
+    pub(crate) fn accept(
+        &mut self,
+        model: &LlamaModel,
+        token: LlamaToken,
+        n_ctx: usize,
+    ) -> Option<StopReason> {
+        if !self.ignore_eog && model.vocab().is_eog(token) {
+            return Some(StopReason::EndOfGeneration);
+        }
+        self.generated.push(token.0);
+        let piece = model.vocab().token_to_piece(token, false, None);
+        match self.stops.push(&self.utf8.push(&piece)) {
+            StopScan::Continue(chunk) => {
+                if !self.emit(chunk) {
+                    return Some(StopReason::Cancelled);
+                }
+            }
+            StopScan::Stopped(chunk, stop) => {
+                self.emit(chunk);
+                return Some(StopReason::StopString(stop));
+            }
+        }
+        if self.generated.len() >= self.max_tokens {
+            return Some(StopReason::MaxTokens);
+        }
+        if self.cached.len() + 1 > n_ctx {
+            return Some(StopReason::ContextFull);
+        }
+        self.next = token;
+        None
+    }
+
+    /// Sends the text still held back and the final result; returns the sequence and
+    /// its cached tokens.
+    pub(crate) fn finish(mut self, reason: StopReason) -> (i32, Vec<TokenId>) {
+        if !matches!(reason, StopReason::StopString(_)) {
+            let rest = self.utf8.finish();
+            let mut tail = match self.stops.push(&rest) {
+                StopScan::Continue(chunk) | StopScan::Stopped(chunk, _) => chunk,
+            };
+            tail.push_str(&self.stops.flush());
+            self.emit(tail);
+        }
+        let elapsed = self.started.elapsed();
+        let _ = self.events.send(Ok(GenerateEvent::Done(GenerateOutput {
+            text: std::mem::take(&mut self.text),
+            tokens: std::mem::take(&mut self.generated),
+            stop_reason: reason,
+            prompt_tokens: self.prompt_tokens,
+            reused_tokens: self.reused_tokens,
+            prefill_time: self.prefill_time,
+            decode_time: elapsed.saturating_sub(self.prefill_time),
+        })));
+        (self.seq, self.cached)
+    }
+
+    /// Reports an error; returns the sequence (its cache is no longer trusted).
+    pub(crate) fn fail(self, error: EngineError) -> i32 {
+        let _ = self.events.send(Err(error));
+        self.seq
+    }
+
+    fn emit(&mut self, chunk: String) -> bool {
+        if chunk.is_empty() {
+            return true;
+        }
+        self.text.push_str(&chunk);
+        self.events.send(Ok(GenerateEvent::Text(chunk))).is_ok()
+    }
+}

@@ -1,0 +1,140 @@
+//! Many sessions on one engine, on the real tiny model: continuous batching gives each
+//! session the text it would get alone, and admission control queues sessions beyond
+//! the limit instead of failing them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rein_llama::{Engine, EngineConfig, EngineError, GenerateRequest, Prompt, SamplingParams};
+
+use crate::support::tiny_model;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn load(max_sessions: u32, queue_timeout: Duration) -> Engine {
+    let mut config = EngineConfig::new(tiny_model());
+    config.n_ctx = Some(2048);
+    config.threads = Some(2);
+    config.max_sessions = max_sessions;
+    config.queue_timeout = queue_timeout;
+    Engine::load(config).await.unwrap()
+}
+
+fn greedy(prompt: &str, max_tokens: u32) -> GenerateRequest {
+    let mut request = GenerateRequest::new(Prompt::Text(prompt.to_string()));
+    request.sampling = SamplingParams::greedy();
+    request.max_tokens = max_tokens;
+    request.ignore_eog = true;
+    request
+}
+
+fn request(prompt: &str, seed: u32, max_tokens: u32) -> GenerateRequest {
+    let mut request = GenerateRequest::new(Prompt::Text(prompt.to_string()));
+    request.sampling = SamplingParams {
+        temperature: 0.8,
+        seed,
+        ..SamplingParams::default()
+    };
+    request.max_tokens = max_tokens;
+    request
+}
+
+const PROMPTS: [&str; 4] = [
+    "The capital of France is",
+    "Once upon a time, a small robot",
+    "def fibonacci(n):",
+    "The three primary colors are",
+];
+
+#[test]
+fn batched_sessions_get_the_text_they_would_get_alone() {
+    runtime().block_on(async {
+        let engine = load(4, Duration::from_secs(30)).await;
+        let mut alone = Vec::new();
+        for prompt in PROMPTS {
+            let mut session = engine.session().await.unwrap();
+            let out = session.generate(greedy(prompt, 24)).await.unwrap();
+            alone.push(out.text);
+        }
+        // Same requests, all at once: they share every decode step.
+        let mut tasks = Vec::new();
+        for prompt in PROMPTS {
+            let engine = engine.clone();
+            let prompt = prompt.to_string();
+            tasks.push(tokio::spawn(async move {
+                let mut session = engine.session().await.unwrap();
+                session.generate(greedy(&prompt, 24)).await.unwrap()
+            }));
+        }
+        for (i, task) in tasks.into_iter().enumerate() {
+            let together = task.await.unwrap();
+            assert_eq!(together.text, alone[i], "prompt {i}");
+            assert_eq!(together.tokens.len(), 24);
+        }
+    });
+}
+
+#[test]
+fn sessions_beyond_the_limit_wait_their_turn_and_all_finish() {
+    runtime().block_on(async {
+        let engine = load(3, Duration::from_secs(120)).await;
+        let running = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for i in 0..8u32 {
+            let engine = engine.clone();
+            let (running, peak) = (Arc::clone(&running), Arc::clone(&peak));
+            tasks.push(tokio::spawn(async move {
+                let mut session = engine.session().await?;
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                let mut long = request(PROMPTS[i as usize % 4], i, 16);
+                long.ignore_eog = true;
+                let out = session.generate(long).await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                out
+            }));
+        }
+        for task in tasks {
+            let out = task.await.unwrap().expect("every session finishes");
+            assert_eq!(out.tokens.len(), 16);
+        }
+        let peak = peak.load(Ordering::SeqCst);
+        assert!((1..=3).contains(&peak), "at most 3 at once, saw {peak}");
+
+        // A session that cannot get a slot in time is refused with a clear error.
+        let short = load(1, Duration::from_millis(100)).await;
+        let _held = short.session().await.unwrap();
+        let err = short.session().await.unwrap_err();
+        assert!(matches!(err, EngineError::NoFreeSession(1)), "{err}");
+        assert!(err.to_string().contains("none was freed in time"), "{err}");
+    });
+}
+
+#[test]
+fn dropping_a_session_mid_generation_frees_its_slot_for_the_queue() {
+    runtime().block_on(async {
+        let engine = load(1, Duration::from_secs(30)).await;
+        let mut first = engine.session().await.unwrap();
+        let mut stream = first.generate_stream(request(PROMPTS[1], 1, 400)).unwrap();
+        let _ = stream.next().await;
+        let waiter = {
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                let mut session = engine.session().await?;
+                session.generate(request(PROMPTS[0], 2, 8)).await
+            })
+        };
+        drop(stream);
+        drop(first);
+        let out = waiter.await.unwrap().unwrap();
+        assert_eq!(out.tokens.len(), 8);
+    });
+}
