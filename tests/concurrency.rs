@@ -138,3 +138,33 @@ fn dropping_a_session_mid_generation_frees_its_slot_for_the_queue() {
         assert_eq!(out.tokens.len(), 8);
     });
 }
+
+#[test]
+fn a_shared_prefix_is_copied_from_another_session_with_identical_output() {
+    runtime().block_on(async {
+        let engine = load(2, Duration::from_secs(30)).await;
+        let system = "You are a careful assistant. You answer questions about geography, \
+                      history and science in one short sentence, without lists. ";
+        let mut first = engine.session().await.unwrap();
+        let a = first
+            .generate(greedy(
+                &format!("{system}Question: what is the capital of Spain?"),
+                12,
+            ))
+            .await
+            .unwrap();
+        assert_eq!(a.shared_tokens, 0);
+        let prompt = format!("{system}Question: what is the capital of Japan?");
+        let mut second = engine.session().await.unwrap();
+        let b = second.generate(greedy(&prompt, 12)).await.unwrap();
+        assert!(b.shared_tokens >= 16, "copied {} tokens", b.shared_tokens);
+        assert_eq!(b.reused_tokens, b.shared_tokens);
+        // The same prompt computed from scratch on another engine.
+        let other = load(1, Duration::from_secs(30)).await;
+        let mut alone = other.session().await.unwrap();
+        let c = alone.generate(greedy(&prompt, 12)).await.unwrap();
+        assert_eq!(c.reused_tokens, 0);
+        assert_eq!(b.text, c.text);
+        assert_eq!(b.tokens, c.tokens);
+    });
+}

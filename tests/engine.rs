@@ -240,7 +240,9 @@ fn a_second_turn_reuses_the_cached_prefix_with_identical_output() {
             reused.reused_tokens,
             first.prompt_tokens
         );
-        let mut fresh_session = engine.session().await.unwrap();
+        // Without reuse: another engine, so nothing is cached or shared.
+        let other = load(2048).await;
+        let mut fresh_session = other.session().await.unwrap();
         let fresh = fresh_session
             .generate(request(prompt, SamplingParams::greedy(), 20))
             .await

@@ -34,6 +34,7 @@ pub(crate) struct Active {
     events: Events,
     prompt_tokens: usize,
     reused_tokens: usize,
+    shared_tokens: usize,
     started: Instant,
     prefill_time: Duration,
 }
@@ -44,6 +45,7 @@ pub(crate) struct Prefilled {
     pub(crate) cached: Vec<TokenId>,
     pub(crate) prompt_tokens: usize,
     pub(crate) reused_tokens: usize,
+    pub(crate) shared_tokens: usize,
     pub(crate) started: Instant,
     pub(crate) prefill_time: Duration,
 }
@@ -71,9 +73,15 @@ impl Active {
             events,
             prompt_tokens: prefilled.prompt_tokens,
             reused_tokens: prefilled.reused_tokens,
+            shared_tokens: prefilled.shared_tokens,
             started: prefilled.started,
             prefill_time: prefilled.prefill_time,
         }
+    }
+
+    /// Whether nobody listens any more (the stream was dropped).
+    pub(crate) fn abandoned(&self) -> bool {
+        self.events.is_closed()
     }
 
     /// Whether the token budget is spent before anything is sampled.
@@ -133,6 +141,7 @@ impl Active {
             stop_reason: reason,
             prompt_tokens: self.prompt_tokens,
             reused_tokens: self.reused_tokens,
+            shared_tokens: self.shared_tokens,
             prefill_time: self.prefill_time,
             decode_time: elapsed.saturating_sub(self.prefill_time),
         })));

@@ -169,6 +169,8 @@ pub struct GenerateOutput {
     pub prompt_tokens: usize,
     /// Prompt tokens whose KV was reused from the session's previous turn.
     pub reused_tokens: usize,
+    /// Of those, copied from another session's KV sequence (a shared prefix).
+    pub shared_tokens: usize,
     /// Time spent evaluating the prompt.
     pub prefill_time: Duration,
     /// Time spent generating.

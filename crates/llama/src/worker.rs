@@ -105,6 +105,20 @@ fn load(config: &EngineConfig) -> Result<LlamaModel, EngineError> {
     })
 }
 
+/// The shortest gain worth a KV copy from another sequence.
+const MIN_SHARED_PREFIX: usize = 16;
+
+/// How many leading tokens of `prompt` are already in `cached`; the last prompt token
+/// is always evaluated again, since logits exist only for what was just decoded.
+fn common_prefix(cached: &[TokenId], prompt: &[TokenId]) -> usize {
+    cached
+        .iter()
+        .zip(prompt)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(prompt.len().saturating_sub(1))
+}
+
 /// The state of one KV sequence.
 #[derive(Debug, Clone)]
 enum Slot {
@@ -330,6 +344,8 @@ impl<'m> Worker<'m> {
             .as_ref()
             .map(|g| build_grammar(self.model, g))
             .transpose()?;
+        // A generation whose stream was dropped ends before this one starts.
+        self.end_abandoned();
         let n_sessions = self.sessions.len() as u32;
         let slot = self
             .sessions
@@ -343,19 +359,31 @@ impl<'m> Worker<'m> {
             }
         };
 
-        // Keep the longest common prefix; the last prompt token is always evaluated
-        // again, since logits exist only for what was just decoded.
-        let common = cached
-            .iter()
-            .zip(&prompt)
-            .take_while(|(a, b)| a == b)
-            .count()
-            .min(prompt.len() - 1);
+        // Keep the longest common prefix.
+        let mut common = common_prefix(&cached, &prompt);
         if common < cached.len() {
             let _ = self
                 .ctx
                 .clear_kv_cache_seq(Some(seq as u32), Some(common as u32), None);
             cached.truncate(common);
+        }
+        // A longer prefix in another sequence (the same system prompt and tools) is
+        // copied instead of recomputed.
+        let mut shared = 0;
+        if let Some((source, length)) = self.shared_prefix(seq, &prompt, common) {
+            let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
+            let copied = self
+                .ctx
+                .copy_kv_cache_seq(source, seq, Some(0), Some(length as u32));
+            if copied.is_ok() {
+                cached = prompt[..length].to_vec();
+                common = length;
+                shared = length;
+            } else {
+                let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
+                cached.clear();
+                common = 0;
+            }
         }
         let started = Instant::now();
         if let Err(e) = self.decode(seq, common, &prompt[common..]) {
@@ -369,6 +397,7 @@ impl<'m> Worker<'m> {
             cached,
             prompt_tokens: prompt.len(),
             reused_tokens: common,
+            shared_tokens: shared,
             started,
             prefill_time: started.elapsed(),
         };
@@ -395,6 +424,25 @@ impl<'m> Worker<'m> {
         Ok(())
     }
 
+    /// The sequence (other than `seq`) whose cached tokens share the longest prefix
+    /// with `prompt`, when that prefix beats `own` by at least [`MIN_SHARED_PREFIX`].
+    fn shared_prefix(&self, seq: i32, prompt: &[TokenId], own: usize) -> Option<(i32, usize)> {
+        let idle = self
+            .sessions
+            .iter()
+            .enumerate()
+            .filter_map(|(index, slot)| match slot {
+                Slot::Idle(tokens) => Some((index as i32, tokens.as_slice())),
+                _ => None,
+            });
+        let running = self.active.iter().map(|a| (a.seq, a.cached.as_slice()));
+        idle.chain(running)
+            .filter(|(other, _)| *other != seq)
+            .map(|(other, tokens)| (other, common_prefix(tokens, prompt)))
+            .filter(|(_, length)| *length >= own + MIN_SHARED_PREFIX)
+            .max_by_key(|(_, length)| *length)
+    }
+
     /// Whether generations are in progress.
     fn busy(&self) -> bool {
         !self.active.is_empty()
@@ -403,6 +451,10 @@ impl<'m> Worker<'m> {
     /// One step of every active generation: their pending tokens go through a single
     /// `decode`, then each samples its next token from its own logits.
     fn step(&mut self) {
+        self.end_abandoned();
+        if self.active.is_empty() {
+            return;
+        }
         self.batch.clear();
         let mut added = Ok(());
         for active in &self.active {
@@ -437,6 +489,17 @@ impl<'m> Worker<'m> {
             }
         }
         self.active = still;
+    }
+
+    /// Ends the generations whose streams were dropped.
+    fn end_abandoned(&mut self) {
+        let (gone, kept): (Vec<Active>, Vec<Active>) = std::mem::take(&mut self.active)
+            .into_iter()
+            .partition(Active::abandoned);
+        self.active = kept;
+        for active in gone {
+            self.end(active, StopReason::Cancelled);
+        }
     }
 
     /// Ends a generation and gives its sequence back to its session.
