@@ -64,6 +64,11 @@ pub trait Backend: Send {
     /// Whether the chat template renders tool definitions and calls itself.
     fn native_tools(&self) -> bool;
 
+    /// The context size in tokens, when the backend knows it (for compaction).
+    fn context_tokens(&self) -> Option<usize> {
+        None
+    }
+
     /// A short description of the model, for traces and results.
     fn describe(&self) -> String;
 

@@ -6,6 +6,7 @@
 
 mod backend;
 mod config;
+mod context;
 mod facts;
 mod local;
 mod profile;
@@ -20,6 +21,7 @@ mod trace;
 
 pub use backend::{Backend, BackendError, Completion, TurnRequest};
 pub use config::RunConfig;
+pub use context::{compact, Compaction, ContextPolicy};
 pub use facts::detect as workspace_facts;
 pub use local::LocalBackend;
 pub use profile::{Profile, UnknownProfile};

@@ -15,6 +15,7 @@ pub struct LocalBackend {
     bos_token: String,
     eos_token: String,
     description: String,
+    n_ctx: usize,
 }
 
 impl std::fmt::Debug for LocalBackend {
@@ -47,6 +48,7 @@ impl LocalBackend {
             bos_token: info.bos_token.clone(),
             eos_token: info.eos_token.clone(),
             description: format!("{file} ({})", info.description),
+            n_ctx: info.n_ctx as usize,
         })
     }
 }
@@ -58,6 +60,10 @@ impl Backend for LocalBackend {
 
     fn describe(&self) -> String {
         self.description.clone()
+    }
+
+    fn context_tokens(&self) -> Option<usize> {
+        Some(self.n_ctx)
     }
 
     async fn complete(&mut self, request: TurnRequest) -> Result<Completion, BackendError> {

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::backend::{Backend, Completion, TurnRequest};
 use crate::config::RunConfig;
+use crate::context::{compact, ContextPolicy};
 use crate::profile::Profile;
 use crate::prompt::{system_prompt, verification_note, wrap_untrusted};
 use crate::recovery::{self, FailureClass, FailureCounts};
@@ -210,6 +211,7 @@ impl<B: Backend> Agent<B> {
                     Ok(Ok(completion)) => completion,
                 };
             account(&mut state, &completion);
+            self.keep_in_context(&mut history, &completion, &mut trace, state.turns);
             emit(
                 &mut trace,
                 TraceEvent::Turn {
@@ -384,6 +386,35 @@ impl<B: Backend> Agent<B> {
             });
         }
         result
+    }
+
+    /// Summarizes old tool results once the conversation passes 75% of the context
+    /// left after the reply allowance. Message sizes are estimated from their
+    /// characters, calibrated by the prompt's real token count from the backend.
+    fn keep_in_context(
+        &self,
+        history: &mut [Message],
+        completion: &Completion,
+        trace: &mut Option<TraceWriter>,
+        turn: u32,
+    ) {
+        let Some(n_ctx) = self.backend.context_tokens() else {
+            return;
+        };
+        let budget = n_ctx.saturating_sub(self.config.reply_tokens_cap as usize);
+        let chars: usize = history.iter().map(message_chars).sum::<usize>().max(1);
+        let tokens_per_char = completion.prompt_tokens as f64 / chars as f64;
+        let count = |m: &Message| (message_chars(m) as f64 * tokens_per_char).ceil() as usize;
+        if let Some(done) = compact(history, &ContextPolicy::new(budget), count) {
+            if let Some(t) = trace.as_mut() {
+                t.write(&TraceEvent::Compacted {
+                    turn,
+                    tokens_before: done.tokens_before,
+                    tokens_after: done.tokens_after,
+                    summarized: done.summarized,
+                });
+            }
+        }
     }
 
     fn budget_exhausted(&self, state: &RunState, started: Instant) -> Option<StopReason> {
@@ -878,6 +909,17 @@ fn account(state: &mut RunState, completion: &Completion) {
     state.completion_tokens += completion.completion_tokens as u64;
     state.model_time += completion.elapsed;
     state.first_ttft.get_or_insert(completion.ttft);
+}
+
+/// Characters of a message as the model sees it (content and call arguments).
+fn message_chars(message: &Message) -> usize {
+    message.content.as_deref().map_or(0, str::len)
+        + message
+            .tool_calls
+            .iter()
+            .map(|c| c.function.name.len() + c.function.arguments.to_string().len())
+            .sum::<usize>()
+        + 8
 }
 
 /// The identity of a call for repetition checks: name and canonical arguments.

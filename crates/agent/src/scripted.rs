@@ -12,6 +12,7 @@ pub struct ScriptedBackend {
     /// Every request received, in order.
     pub requests: Vec<TurnRequest>,
     native: bool,
+    context: Option<usize>,
 }
 
 /// One written reply.
@@ -40,7 +41,15 @@ impl ScriptedBackend {
                 .collect(),
             requests: Vec::new(),
             native,
+            context: None,
         }
+    }
+
+    /// Pretends the model has a context of `tokens` (prompt tokens are counted as a
+    /// quarter of the characters).
+    pub fn with_context(mut self, tokens: usize) -> Self {
+        self.context = Some(tokens);
+        self
     }
 
     /// Adds a reply that the token limit cut.
@@ -67,6 +76,10 @@ impl Backend for ScriptedBackend {
 
     fn describe(&self) -> String {
         "scripted".into()
+    }
+
+    fn context_tokens(&self) -> Option<usize> {
+        self.context
     }
 
     async fn complete(&mut self, request: TurnRequest) -> Result<Completion, BackendError> {

@@ -119,6 +119,17 @@ pub enum TraceEvent {
         /// The edited files not yet verified.
         files: Vec<String>,
     },
+    /// Old tool results were summarized to stay inside the context.
+    Compacted {
+        /// The turn.
+        turn: u32,
+        /// Estimated tokens before.
+        tokens_before: usize,
+        /// Estimated tokens after.
+        tokens_after: usize,
+        /// Messages summarized.
+        summarized: usize,
+    },
     /// The run ends.
     RunEnd {
         /// The run's result.
@@ -183,6 +194,9 @@ impl TraceEvent {
             TraceEvent::VerificationRequested { files, .. } => format!(
                 "   ? answer held: edited {} without a test or build since",
                 files.join(", ")
+            ),
+            TraceEvent::Compacted { tokens_before, tokens_after, summarized, .. } => format!(
+                "   ~ context compacted: {summarized} old tool results summarized, about {tokens_before} -> {tokens_after} tokens"
             ),
             TraceEvent::RunEnd { result } => format!(
                 "== end: {} after {} turns, {} tool calls ({} errors), {} ms\n   answer: {}",

@@ -545,3 +545,60 @@ fn a_call_in_another_format_is_retried_under_the_calls_only_grammar() {
     let r = run(dir.path(), vec!["The config is {\"debug\": true}.".into()]);
     assert_eq!(r.result.stop_reason, StopReason::Answered);
 }
+
+#[test]
+fn old_tool_results_are_summarized_when_the_context_fills() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        let body: String = (0..200)
+            .map(|l| format!("file {i} line {l} of filler text\n"))
+            .collect();
+        std::fs::write(dir.path().join(format!("f{i}.txt")), body).unwrap();
+    }
+    let mut replies: Vec<String> = (0..5)
+        .map(|i| call("read_file", &format!(r#"{{"path": "f{i}.txt"}}"#)))
+        .collect();
+    replies.push("Read them all.".into());
+    let backend = ScriptedBackend::new(replies, true).with_context(4096 + 2000);
+    let mut agent = Agent::new(
+        backend,
+        workspace(dir.path()),
+        &Registry::builtin(),
+        RunConfig::new(Profile::Full),
+    )
+    .unwrap();
+    let trace_dir = tempfile::tempdir().unwrap();
+    let path = trace_dir.path().join("t.jsonl");
+    let result = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(agent.run("read every file", Some(TraceWriter::create(&path).unwrap())));
+    assert_eq!(result.stop_reason, StopReason::Answered);
+    let events = read_trace(&path).unwrap();
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::Compacted { summarized, .. } if *summarized > 0)));
+    let last = &agent.backend().requests.last().unwrap().messages;
+    assert_eq!(
+        last[1].content.as_deref(),
+        Some("read every file"),
+        "the task stays verbatim"
+    );
+    let first_result = last.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert!(
+        first_result
+            .content
+            .as_deref()
+            .unwrap()
+            .starts_with("[summarized:"),
+        "{first_result:?}"
+    );
+    let newest = last.iter().rev().find(|m| m.role == Role::Tool).unwrap();
+    assert!(
+        newest
+            .content
+            .as_deref()
+            .unwrap()
+            .contains("file 4 line 100"),
+        "recent results stay verbatim"
+    );
+}

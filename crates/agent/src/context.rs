@@ -1,0 +1,209 @@
+//! Keeping a run inside its token budget: when the conversation passes a fraction of
+//! the budget, older tool results are summarized deterministically, while the system
+//! prompt, the task (first user message), the latest user message and the most recent
+//! turns stay verbatim. Compaction is rare and rewrites only old messages, so the
+//! cached KV prefix survives most turns.
+
+use rein_protocol::{Message, Role};
+
+/// When and how much to compact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContextPolicy {
+    /// The token budget of the conversation.
+    pub budget_tokens: usize,
+    /// Compact once the conversation passes this fraction of the budget.
+    pub trigger: f64,
+    /// Messages at the end kept verbatim.
+    pub keep_recent: usize,
+}
+
+impl ContextPolicy {
+    /// A budget of `budget_tokens`, compacting at 75%, keeping the last 6 messages.
+    pub fn new(budget_tokens: usize) -> Self {
+        Self {
+            budget_tokens,
+            trigger: 0.75,
+            keep_recent: 6,
+        }
+    }
+}
+
+/// What one compaction did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compaction {
+    /// Tokens before (as counted).
+    pub tokens_before: usize,
+    /// Tokens after.
+    pub tokens_after: usize,
+    /// Messages summarized.
+    pub summarized: usize,
+}
+
+/// Compacts `history` in place when `count` says it passed the trigger; `count` gives
+/// a message's tokens.
+pub fn compact(
+    history: &mut [Message],
+    policy: &ContextPolicy,
+    count: impl Fn(&Message) -> usize,
+) -> Option<Compaction> {
+    let total = |h: &[Message]| h.iter().map(&count).sum::<usize>();
+    let tokens_before = total(history);
+    if (tokens_before as f64) <= policy.budget_tokens as f64 * policy.trigger {
+        return None;
+    }
+    let pinned = pinned(history);
+    let recent_from = history.len().saturating_sub(policy.keep_recent);
+    let mut summarized = 0;
+    for index in 0..recent_from {
+        if pinned.contains(&index) {
+            continue;
+        }
+        let message = &mut history[index];
+        let Some(content) = message.content.as_deref() else {
+            continue;
+        };
+        if message.role == Role::Tool && !content.starts_with(SUMMARY_MARK) {
+            let summary = summarize(content);
+            if summary.len() < content.len() {
+                message.content = Some(summary);
+                summarized += 1;
+            }
+        }
+    }
+    (summarized > 0).then(|| Compaction {
+        tokens_before,
+        tokens_after: total(history),
+        summarized,
+    })
+}
+
+/// The messages that never change: the system prompt, the task and the latest user
+/// message.
+fn pinned(history: &[Message]) -> Vec<usize> {
+    let mut pinned = Vec::new();
+    if history.first().is_some_and(|m| m.role == Role::System) {
+        pinned.push(0);
+    }
+    if let Some(first) = history.iter().position(|m| m.role == Role::User) {
+        pinned.push(first);
+    }
+    if let Some(last) = history.iter().rposition(|m| m.role == Role::User) {
+        pinned.push(last);
+    }
+    pinned
+}
+
+/// How a summarized result starts (so it is never summarized twice).
+const SUMMARY_MARK: &str = "[summarized:";
+
+/// The lines of a long tool result worth keeping: the first and last, error lines,
+/// and lines that name paths; everything else is counted and dropped.
+fn summarize(content: &str) -> String {
+    let lines: Vec<&str> = content.lines().collect();
+    let keep = |i: usize, line: &str| {
+        let lower = line.to_ascii_lowercase();
+        i < 2
+            || i + 2 >= lines.len()
+            || lower.contains("error")
+            || lower.contains("failed")
+            || lower.contains("warning")
+            || line.contains('/')
+            || line
+                .split_whitespace()
+                .any(|w| w.contains('.') && w.len() > 3 && !w.ends_with('.'))
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    let mut dropped = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if kept.len() < 24 && keep(i, line) {
+            kept.push(line);
+        } else {
+            dropped += 1;
+        }
+    }
+    format!(
+        "{SUMMARY_MARK} {dropped} of {} lines dropped to save context; repeat the call to see them]\n{}",
+        lines.len(),
+        kept.join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn by_chars(m: &Message) -> usize {
+        m.content.as_deref().map_or(1, |c| c.len() / 4 + 1)
+    }
+
+    fn history_strategy() -> impl Strategy<Value = Vec<Message>> {
+        let message = (0..3u8, "[a-z /.]{0,40}", 1..60usize).prop_map(|(kind, line, repeat)| {
+            let text = vec![line; repeat].join("\n");
+            match kind {
+                0 => Message::user(text),
+                1 => Message::assistant(text),
+                _ => Message::tool_result("call", "read_file", text),
+            }
+        });
+        proptest::collection::vec(message, 0..30).prop_map(|mut rest| {
+            let mut history = vec![Message::system("rules"), Message::user("the task")];
+            history.append(&mut rest);
+            history
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn pinned_messages_and_recent_turns_stay_verbatim(history in history_strategy(), budget in 10usize..2000) {
+            let policy = ContextPolicy::new(budget);
+            let mut compacted = history.clone();
+            let report = compact(&mut compacted, &policy, by_chars);
+            prop_assert_eq!(compacted.len(), history.len());
+            for index in pinned(&history) {
+                prop_assert_eq!(&compacted[index], &history[index]);
+            }
+            let recent = history.len().saturating_sub(policy.keep_recent);
+            prop_assert_eq!(&compacted[recent..], &history[recent..]);
+            for (before, after) in history.iter().zip(&compacted) {
+                prop_assert_eq!(before.role, after.role);
+                if before.role != Role::Tool {
+                    prop_assert_eq!(before, after);
+                }
+            }
+            if let Some(report) = report {
+                prop_assert!(report.tokens_after <= report.tokens_before);
+                // Compacting again changes nothing: summaries are not summarized.
+                let again = compacted.clone();
+                compact(&mut compacted, &policy, by_chars);
+                prop_assert_eq!(compacted, again);
+            }
+        }
+    }
+
+    #[test]
+    fn a_summary_keeps_paths_errors_and_the_ends() {
+        let long: String = (0..100)
+            .map(|i| match i {
+                50 => "error: cannot open src/main.rs".to_string(),
+                _ => format!("line {i}"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let summary = summarize(&long);
+        assert!(
+            summary.starts_with("[summarized: 95 of 100 lines dropped"),
+            "{summary}"
+        );
+        for kept in [
+            "line 0",
+            "line 1",
+            "error: cannot open src/main.rs",
+            "line 98",
+            "line 99",
+        ] {
+            assert!(summary.contains(kept), "{summary}");
+        }
+        assert!(!summary.contains("line 42"));
+    }
+}
