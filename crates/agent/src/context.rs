@@ -54,11 +54,10 @@ pub fn compact(
     let pinned = pinned(history);
     let recent_from = history.len().saturating_sub(policy.keep_recent);
     let mut summarized = 0;
-    for index in 0..recent_from {
+    for (index, message) in history.iter_mut().enumerate().take(recent_from) {
         if pinned.contains(&index) {
             continue;
         }
-        let message = &mut history[index];
         let Some(content) = message.content.as_deref() else {
             continue;
         };

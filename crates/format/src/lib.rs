@@ -5,6 +5,7 @@
 
 pub mod hermes;
 mod pyjson;
+pub mod stream;
 mod template;
 mod tools;
 

@@ -1,0 +1,191 @@
+//! Each output token's text, recovered from the fixtures alone (no tokenizer file):
+//! every fixture gives its token ids and their decoded concatenation (`raw_output`),
+//! and one id always decodes to the same bytes. A fixture's text is cut into units
+//! no token crosses (family markers, which are added tokens, and Qwen2 pre-token
+//! pieces); the ids are aligned to the units by search, and an id's text is fixed
+//! when every alignment of some fixture agrees on it, repeating until nothing
+//! changes. Nothing is guessed: a fixture with an id no search pins down (an
+//! ambiguous split, or a search over its limits) has no token texts. Every recovered
+//! fixture's texts are checked to rebuild its output byte for byte.
+
+use std::collections::HashMap;
+
+use super::pretokenize::pretokenize;
+
+/// The recovered texts.
+pub struct TokenTexts {
+    /// Bytes of each id.
+    pub texts: HashMap<u32, Vec<u8>>,
+    /// Ids of the marker units (the special/added tokens).
+    pub markers: Vec<u32>,
+    /// Indexes of the fixtures whose token texts were all recovered (and rebuild
+    /// their output exactly).
+    pub complete: Vec<usize>,
+}
+
+struct Unit {
+    bytes: Vec<u8>,
+    marker: bool,
+}
+
+fn units(text: &str, markers: &[String]) -> Vec<Unit> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        let next = markers
+            .iter()
+            .filter_map(|m| rest.find(m.as_str()).map(|at| (at, m)))
+            .min_by_key(|&(at, m)| (at, std::cmp::Reverse(m.len())));
+        let (plain, marker) = match next {
+            Some((at, m)) => (&rest[..at], Some(m)),
+            None => (rest, None),
+        };
+        out.extend(pretokenize(plain).into_iter().map(|p| Unit {
+            bytes: p.as_bytes().to_vec(),
+            marker: false,
+        }));
+        match marker {
+            Some(m) => {
+                out.push(Unit {
+                    bytes: m.as_bytes().to_vec(),
+                    marker: true,
+                });
+                rest = &rest[plain.len() + m.len()..];
+            }
+            None => return out,
+        }
+    }
+}
+
+/// Search limits per fixture and round.
+const MAX_SOLUTIONS: usize = 64;
+const MAX_NODES: usize = 2_000_000;
+
+struct Search<'a> {
+    ids: &'a [u32],
+    units: &'a [Unit],
+    known: &'a HashMap<u32, Vec<u8>>,
+    local: HashMap<u32, Vec<u8>>,
+    solutions: Vec<HashMap<u32, Vec<u8>>>,
+    nodes: usize,
+}
+
+impl Search<'_> {
+    fn text(&self, id: u32) -> Option<&Vec<u8>> {
+        self.known.get(&id).or_else(|| self.local.get(&id))
+    }
+
+    /// Aligns ids from `i` with unit `u` at byte `o`; false when a limit was hit.
+    fn run(&mut self, i: usize, u: usize, o: usize) -> bool {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES || self.solutions.len() >= MAX_SOLUTIONS {
+            return false;
+        }
+        if u == self.units.len() {
+            if i == self.ids.len() {
+                self.solutions.push(self.local.clone());
+            }
+            return true;
+        }
+        let ids_left = self.ids.len() - i;
+        if ids_left < self.units.len() - u {
+            return true;
+        }
+        let id = self.ids[i];
+        let unit = &self.units[u];
+        let rest = &unit.bytes[o..];
+        let advance = |len: usize| {
+            if len == rest.len() {
+                (u + 1, 0)
+            } else {
+                (u, o + len)
+            }
+        };
+        if let Some(text) = self.text(id) {
+            if !rest.starts_with(text) {
+                return true;
+            }
+            let (nu, no) = advance(text.len());
+            return self.run(i + 1, nu, no);
+        }
+        let lengths: Vec<usize> = if unit.marker {
+            vec![rest.len()]
+        } else {
+            (1..=rest.len()).rev().collect()
+        };
+        for len in lengths {
+            let (nu, no) = advance(len);
+            self.local.insert(id, rest[..len].to_vec());
+            let complete = self.run(i + 1, nu, no);
+            self.local.remove(&id);
+            if !complete {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Recovers the texts of every id in `fixtures` (`(ids, raw_output)` pairs).
+pub fn recover(fixtures: &[(&[u32], &str)], markers: &[String]) -> TokenTexts {
+    let prepared: Vec<(&[u32], Vec<Unit>)> = fixtures
+        .iter()
+        .map(|(ids, text)| (*ids, units(text, markers)))
+        .collect();
+    let mut known: HashMap<u32, Vec<u8>> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for (ids, units) in &prepared {
+            if ids.iter().all(|id| known.contains_key(id)) {
+                continue;
+            }
+            let mut search = Search {
+                ids,
+                units,
+                known: &known,
+                local: HashMap::new(),
+                solutions: Vec::new(),
+                nodes: 0,
+            };
+            let complete = search.run(0, 0, 0);
+            let solutions = search.solutions;
+            if !complete || solutions.is_empty() {
+                continue;
+            }
+            let mut agreed = HashMap::new();
+            for (id, text) in &solutions[0] {
+                if solutions.iter().all(|s| s.get(id) == Some(text)) {
+                    agreed.insert(*id, text.clone());
+                }
+            }
+            changed |= !agreed.is_empty();
+            known.extend(agreed);
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut marker_ids = Vec::new();
+    let mut complete = Vec::new();
+    for (n, ((ids, text), (_, units))) in fixtures.iter().zip(&prepared).enumerate() {
+        if !ids.iter().all(|id| known.contains_key(id)) {
+            continue;
+        }
+        let rebuilt: Vec<u8> = ids.iter().flat_map(|id| known[id].clone()).collect();
+        if rebuilt != text.as_bytes() {
+            continue;
+        }
+        complete.push(n);
+        for id in *ids {
+            let bytes = &known[id];
+            if units.iter().any(|u| u.marker && &u.bytes == bytes) && !marker_ids.contains(id) {
+                marker_ids.push(*id);
+            }
+        }
+    }
+    TokenTexts {
+        texts: known,
+        markers: marker_ids,
+        complete,
+    }
+}
