@@ -120,11 +120,98 @@ fn report_constrained_decode() {
         .expect("render");
     let grammar = hermes::call_grammar(&set, &ToolChoice::Required, false).expect("grammar");
     let (free, free_tokens) = ms_per_token(&runtime, &engine, &prompt, None);
-    let (constrained, constrained_tokens) = ms_per_token(&runtime, &engine, &prompt, Some(grammar));
+    let (constrained, constrained_tokens) =
+        ms_per_token(&runtime, &engine, &prompt, Some(grammar.clone()));
     eprintln!(
         "{name}: unconstrained {free:.2} ms/token ({free_tokens} tokens), constrained {constrained:.2} ms/token ({constrained_tokens} tokens), overhead {:+.1}%",
         (constrained / free - 1.0) * 100.0
     );
+    report_llguidance(&runtime, engine, &prompt, &set, free);
+}
+
+/// The same call grammar in llguidance's Lark syntax, arguments given to llguidance
+/// as JSON schemas (`%json`): llguidance's front end does not read every GBNF rule
+/// rein writes (hex escapes in character classes are refused).
+#[cfg(feature = "llguidance")]
+fn lark_calls(set: &ToolSet) -> Grammar {
+    let quote = |text: &str| serde_json::to_string(text).expect("string");
+    let mut rules = Vec::new();
+    let mut branches = Vec::new();
+    for (i, tool) in set.tools().iter().enumerate() {
+        branches.push(format!("t{i}"));
+        rules.push(format!(
+            "t{i}: {} a{i}",
+            quote(&format!("{}\", \"arguments\": ", tool.name))
+        ));
+        rules.push(format!("a{i}: %json {}", tool.sanitized.schema.to_json()));
+    }
+    let start = format!(
+        "start: {} body {}\nbody: {}",
+        quote("<tool_call>\n{\"name\": \""),
+        quote("}\n</tool_call>"),
+        branches.join(" | ")
+    );
+    Grammar {
+        gbnf: format!("{start}\n{}\n", rules.join("\n")),
+        root: "start".into(),
+        lazy_triggers: Vec::new(),
+    }
+}
+
+/// The same constrained decode with llguidance as the grammar engine (`--features
+/// llguidance`), and the one-time cost of its parser factory.
+#[cfg(feature = "llguidance")]
+fn report_llguidance(
+    runtime: &tokio::runtime::Runtime,
+    engine: Engine,
+    prompt: &str,
+    set: &ToolSet,
+    free: f64,
+) {
+    let grammar = lark_calls(set);
+    let path = engine.info().path.clone();
+    drop(engine);
+    let mut config = EngineConfig::new(path);
+    config.n_ctx = Some(4096);
+    config.threads = Some(2);
+    config.grammar_engine = rein_llama::GrammarEngine::Llguidance;
+    let engine = runtime.block_on(Engine::load(config)).expect("load");
+    let started = std::time::Instant::now();
+    let (_, _) = ms_per_token_once(runtime, &engine, prompt, grammar.clone());
+    let first_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let (constrained, tokens) = ms_per_token(runtime, &engine, prompt, Some(grammar));
+    eprintln!(
+        "llguidance: constrained {constrained:.2} ms/token ({tokens} tokens), overhead {:+.1}%; first request (with the parser factory) {first_ms:.0} ms",
+        (constrained / free - 1.0) * 100.0
+    );
+}
+
+#[cfg(feature = "llguidance")]
+fn ms_per_token_once(
+    runtime: &tokio::runtime::Runtime,
+    engine: &Engine,
+    prompt: &str,
+    grammar: Grammar,
+) -> (f64, usize) {
+    let mut request = GenerateRequest::new(Prompt::Text(prompt.to_string()));
+    request.sampling = SamplingParams::greedy();
+    request.max_tokens = 48;
+    request.grammar = Some(grammar);
+    let out = runtime.block_on(async {
+        engine
+            .session()
+            .await
+            .expect("session")
+            .generate(request)
+            .await
+            .expect("generate")
+    });
+    (out.decode_time.as_secs_f64(), out.tokens.len())
+}
+
+#[cfg(not(feature = "llguidance"))]
+fn report_llguidance(_: &tokio::runtime::Runtime, _: Engine, _: &str, _: &ToolSet, _: f64) {
+    eprintln!("llguidance: not built (cargo bench --features llguidance --bench grammar)");
 }
 
 criterion_group! {

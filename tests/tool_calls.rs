@@ -9,8 +9,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rein_format::hermes::{self, ParseError};
-use rein_format::{ChatTemplate, RenderContext, ToolChoice, ToolSet};
+use rein_format::hermes::ParseError;
+use rein_format::{ChatTemplate, Family, RenderContext, ToolChoice, ToolSet};
 use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::{json, Value};
@@ -79,7 +79,12 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
     config.threads = Some(2);
     let engine = runtime.block_on(Engine::load(config)).unwrap();
     let info = engine.info().clone();
-    let template = ChatTemplate::new(info.chat_template.as_deref().unwrap()).unwrap();
+    let source = info.chat_template.as_deref().unwrap();
+    let template = ChatTemplate::new(source).unwrap();
+    // SmolLM2 (architecture `llama`, ChatML without tools) is the generic family.
+    let architecture = info.description.split_whitespace().next().unwrap();
+    let family = Family::detect(source, architecture);
+    assert_eq!(family, Family::Generic, "{}", info.description);
 
     let cases = std::env::var("REIN_TOOL_CASES")
         .ok()
@@ -99,8 +104,10 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
         |(tools, seed, parallel)| {
             let specs: Vec<ToolSpec> = serde_json::from_value(Value::Array(tools)).unwrap();
             let set = ToolSet::prepare(&specs).unwrap();
-            let grammar = hermes::call_grammar(&set, &ToolChoice::Required, parallel).unwrap();
-            let system = hermes::emulated_instructions(&set.definitions());
+            let grammar = family
+                .call_grammar(&set, &ToolChoice::Required, parallel)
+                .unwrap();
+            let system = family.emulated_instructions(&set.definitions());
             let messages = [
                 Message::system(system),
                 Message::user("Call one of the tools with sensible arguments."),
@@ -150,7 +157,7 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
                     out.stop_reason,
                     StopReason::MaxTokens | StopReason::ContextFull
                 );
-                match hermes::parse_reply_checked(&out.text, cut, true) {
+                match family.parse_reply_checked(&out.text, cut, true) {
                     Err(ParseError::Truncated) if max_tokens < 512 => {
                         tally.borrow_mut().truncated_first_try += usize::from(max_tokens == 128);
                         max_tokens *= 2;

@@ -6,7 +6,9 @@ use std::io::Write;
 
 use anyhow::Context;
 use clap::Args;
-use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet, CHATML_TEMPLATE};
+use rein_format::{
+    hermes, ChatTemplate, Family, RenderContext, ToolChoice, ToolFormat, ToolSet, CHATML_TEMPLATE,
+};
 use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
@@ -43,6 +45,10 @@ pub struct ChatArgs {
     /// At most one call per reply.
     #[arg(long)]
     pub no_parallel_tool_calls: bool,
+    /// native (the template renders the tools, when it can) or emulated (tools taught
+    /// in the system prompt in the model's own call syntax).
+    #[arg(long, default_value = "native")]
+    pub tool_format: String,
     /// Print one JSON object as the last line: {"content": ..., "tool_calls": [...]}.
     #[arg(long)]
     pub json: bool,
@@ -56,6 +62,7 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
             args.temperature
         );
     }
+    let tool_format: ToolFormat = args.tool_format.parse()?;
     let tools = load_tools(&args)?;
     let choice: ToolChoice = args.tool_choice.parse().unwrap_or_default();
     if let Some(tools) = &tools {
@@ -71,7 +78,7 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime
-        .block_on(chat(args, path, tools, choice))
+        .block_on(chat(args, path, tools, choice, tool_format))
         .context("chat failed")
 }
 
@@ -91,6 +98,7 @@ async fn chat(
     path: std::path::PathBuf,
     tools: Option<ToolSet>,
     choice: ToolChoice,
+    tool_format: ToolFormat,
 ) -> anyhow::Result<()> {
     let config = args.model.engine_config(path, args.ctx);
     let engine = Engine::load(config).await?;
@@ -100,14 +108,25 @@ async fn chat(
         CHATML_TEMPLATE.to_string()
     });
     let template = ChatTemplate::new(&template_source)?;
-    let native_tools = template.supports_tools();
+    let architecture = info
+        .description
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
+    let family = Family::detect(&template_source, architecture);
+    let native_tools = template.supports_tools() && tool_format == ToolFormat::Native;
+    tracing::info!(
+        family = family.as_str(),
+        tool_format = if native_tools { "native" } else { "emulated" },
+        "tool calls"
+    );
     let definitions = tools
         .as_ref()
         .map(ToolSet::definitions)
         .filter(|d| !d.is_empty());
     let mut system = args.system.clone();
     if let (Some(defs), false) = (&definitions, native_tools) {
-        let taught = hermes::emulated_instructions(defs);
+        let taught = family.emulated_instructions(defs);
         system = Some(match system {
             Some(s) => format!("{s}\n\n{taught}"),
             None => taught,
@@ -134,7 +153,7 @@ async fn chat(
     request.max_tokens = args.max_tokens;
     request.grammar = tools
         .as_ref()
-        .and_then(|t| hermes::call_grammar(t, &choice, !args.no_parallel_tool_calls));
+        .and_then(|t| family.call_grammar(t, &choice, !args.no_parallel_tool_calls));
     let mut session = engine.session().await?;
     let stream_text = tools.is_none() && !args.json;
     let stdout = std::io::stdout();
@@ -167,7 +186,7 @@ async fn chat(
     );
     let calls_only = matches!(choice, ToolChoice::Required | ToolChoice::Named(_));
     let reply = match &tools {
-        Some(tools) => checked_reply(tools, &output.text, cut_off, calls_only)?,
+        Some(tools) => checked_reply(family, tools, &output.text, cut_off, calls_only)?,
         None => json!({"content": output.text, "tool_calls": []}),
     };
     if args.json {
@@ -186,15 +205,18 @@ async fn chat(
 /// Parses the reply's calls and checks each against its tool; arguments come back
 /// with the tool's own property names.
 fn checked_reply(
+    family: Family,
     tools: &ToolSet,
     text: &str,
     cut_off: bool,
     calls_only: bool,
 ) -> anyhow::Result<serde_json::Value> {
-    let parsed = hermes::parse_reply_checked(text, cut_off, calls_only).map_err(|e| match e {
-        hermes::ParseError::Truncated => anyhow::anyhow!("{e}; raise --max-tokens"),
-        other => other.into(),
-    })?;
+    let parsed = family
+        .parse_reply_checked(text, cut_off, calls_only)
+        .map_err(|e| match e {
+            hermes::ParseError::Truncated => anyhow::anyhow!("{e}; raise --max-tokens"),
+            other => other.into(),
+        })?;
     let mut calls = Vec::with_capacity(parsed.calls.len());
     for call in parsed.calls {
         let tool = tools.get(&call.name).ok_or_else(|| {

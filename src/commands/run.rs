@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// At most one call per reply.
     #[arg(long)]
     pub no_parallel_tool_calls: bool,
+    /// native (the template renders the tools, when it can) or emulated (tools taught
+    /// in the system prompt in the model's own call syntax).
+    #[arg(long, default_value = "native")]
+    pub tool_format: String,
     /// Seconds a shell command may run.
     #[arg(long, default_value_t = 60)]
     pub shell_timeout: u64,
@@ -115,6 +119,7 @@ fn run_config(args: &RunArgs) -> anyhow::Result<RunConfig> {
     config.seed = args.seed;
     config.verification_guard = profile == Profile::Full && !args.no_verify_guard;
     config.parallel_calls = !args.no_parallel_tool_calls;
+    config.tool_format = args.tool_format.parse()?;
     config.describe = match args.describe.as_str() {
         "full" => DescriptionStyle::Full,
         "compact" => DescriptionStyle::Compact,

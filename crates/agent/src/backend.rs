@@ -64,6 +64,11 @@ pub trait Backend: Send {
     /// Whether the chat template renders tool definitions and calls itself.
     fn native_tools(&self) -> bool;
 
+    /// The tool-call format the model writes (Hermes unless the backend knows better).
+    fn family(&self) -> rein_format::Family {
+        rein_format::Family::Hermes
+    }
+
     /// The context size in tokens, when the backend knows it (for compaction).
     fn context_tokens(&self) -> Option<usize> {
         None

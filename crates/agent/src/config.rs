@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use rein_format::ToolFormat;
 use rein_tools::DescriptionStyle;
 use serde_json::{json, Value};
 
@@ -35,6 +36,9 @@ pub struct RunConfig {
     pub describe: DescriptionStyle,
     /// The longest any non-shell tool may run.
     pub tool_timeout: Duration,
+    /// Native calling when the template supports tools, or emulated (tools taught in
+    /// the system prompt in the model's family syntax) for A/B runs.
+    pub tool_format: ToolFormat,
 }
 
 impl RunConfig {
@@ -54,6 +58,7 @@ impl RunConfig {
             parallel_calls: true,
             describe: DescriptionStyle::Full,
             tool_timeout: Duration::from_secs(300),
+            tool_format: ToolFormat::Native,
         }
     }
 
@@ -72,6 +77,7 @@ impl RunConfig {
             "parallel_calls": self.parallel_calls,
             "describe": match self.describe { DescriptionStyle::Full => "full", DescriptionStyle::Compact => "compact" },
             "tool_timeout_s": self.tool_timeout.as_secs_f64(),
+            "tool_format": self.tool_format.as_str(),
         })
     }
 }

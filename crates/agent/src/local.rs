@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use rein_format::{ChatTemplate, RenderContext, CHATML_TEMPLATE};
+use rein_format::{ChatTemplate, Family, RenderContext, CHATML_TEMPLATE};
 use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, Session, StopReason};
 
 use crate::backend::{Backend, BackendError, Completion, TurnRequest};
@@ -12,6 +12,7 @@ use crate::backend::{Backend, BackendError, Completion, TurnRequest};
 pub struct LocalBackend {
     session: Session,
     template: ChatTemplate,
+    family: Family,
     bos_token: String,
     eos_token: String,
     description: String,
@@ -36,6 +37,13 @@ impl LocalBackend {
             CHATML_TEMPLATE.to_string()
         });
         let template = ChatTemplate::new(&source)?;
+        let architecture = info
+            .description
+            .split_whitespace()
+            .next()
+            .unwrap_or_default();
+        let family = Family::detect(&source, architecture);
+        tracing::debug!(family = family.as_str(), "tool-call family");
         let session = engine.session().await?;
         let file = info
             .path
@@ -45,6 +53,7 @@ impl LocalBackend {
         Ok(Self {
             session,
             template,
+            family,
             bos_token: info.bos_token.clone(),
             eos_token: info.eos_token.clone(),
             description: format!("{file} ({})", info.description),
@@ -56,6 +65,10 @@ impl LocalBackend {
 impl Backend for LocalBackend {
     fn native_tools(&self) -> bool {
         self.template.supports_tools()
+    }
+
+    fn family(&self) -> Family {
+        self.family
     }
 
     fn describe(&self) -> String {

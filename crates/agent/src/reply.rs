@@ -1,7 +1,9 @@
-//! Reading a model's reply, per profile: strict Hermes calls (full, structured),
+//! Reading a model's reply, per profile: strict calls in the model's family's syntax
+//! (full, structured),
 //! loose search for anything call-shaped (naive), or ReAct text (react).
 
-use rein_format::hermes::{self, ParseError};
+use rein_format::hermes::ParseError;
+use rein_format::Family;
 use serde_json::{Map, Value};
 
 /// A call as the model proposed it, before name repair and validation.
@@ -31,9 +33,9 @@ pub enum Reading {
     Truncated,
 }
 
-/// Strict Hermes reading. `calls_only` when the turn had to be calls.
-pub fn read_strict(text: &str, cut_off: bool, calls_only: bool) -> Reading {
-    match hermes::parse_reply_checked(text, cut_off, calls_only) {
+/// Strict reading in `family`'s syntax. `calls_only` when the turn had to be calls.
+pub fn read_strict(family: Family, text: &str, cut_off: bool, calls_only: bool) -> Reading {
+    match family.parse_reply_checked(text, cut_off, calls_only) {
         Ok(parsed) if parsed.calls.is_empty() => {
             if calls_only {
                 Reading::Unreadable("a tool call was required and the reply had none".into())
@@ -57,14 +59,14 @@ pub fn read_strict(text: &str, cut_off: bool, calls_only: bool) -> Reading {
     }
 }
 
-/// Naive reading, the way a harness without a grammar reads output: Hermes calls if
-/// they parse, else any JSON object in the text that looks like a call (`name` or
+/// Naive reading, the way a harness without a grammar reads output: calls in
+/// `family`'s syntax if they parse, else any JSON object in the text that looks like a call (`name` or
 /// `function`, with `arguments` or `parameters`, fenced or not); otherwise the text
 /// is the answer.
-pub fn read_loose(text: &str) -> Reading {
-    if let Ok(parsed) = hermes::parse_reply(text) {
+pub fn read_loose(family: Family, text: &str) -> Reading {
+    if let Ok(parsed) = family.parse_reply(text) {
         if !parsed.calls.is_empty() {
-            return read_strict(text, false, false);
+            return read_strict(family, text, false, false);
         }
     }
     let calls: Vec<ProposedCall> = json_objects(text)
@@ -188,23 +190,33 @@ mod tests {
     #[test]
     fn strict_reading_separates_answers_calls_and_cuts() {
         assert_eq!(
-            read_strict("All done.", false, false),
+            read_strict(Family::Hermes, "All done.", false, false),
             Reading::Answer("All done.".into())
         );
         let call = "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {}}\n</tool_call>";
         assert!(
-            matches!(read_strict(call, false, false), Reading::Calls { calls, .. } if calls.len() == 1)
+            matches!(read_strict(Family::Hermes, call, false, false), Reading::Calls { calls, .. } if calls.len() == 1)
         );
         assert_eq!(
-            read_strict("<tool_call>\n{\"name\": \"list", true, false),
+            read_strict(
+                Family::Hermes,
+                "<tool_call>\n{\"name\": \"list",
+                true,
+                false
+            ),
             Reading::Truncated
         );
         assert!(matches!(
-            read_strict("no call", false, true),
+            read_strict(Family::Hermes, "no call", false, true),
             Reading::Unreadable(_)
         ));
         assert!(matches!(
-            read_strict("<tool_call>\n{\"name\": 3}\n</tool_call>", false, false),
+            read_strict(
+                Family::Hermes,
+                "<tool_call>\n{\"name\": 3}\n</tool_call>",
+                false,
+                false
+            ),
             Reading::Unreadable(_)
         ));
     }
@@ -213,7 +225,7 @@ mod tests {
     fn loose_reading_finds_call_shaped_json_anywhere() {
         let fenced = "I'll list it.\n```json\n{\"function\": \"list_dir\", \"parameters\": {\"path\": \".\"}}\n```";
         assert_eq!(
-            read_loose(fenced),
+            read_loose(Family::Hermes, fenced),
             Reading::Calls {
                 content: None,
                 calls: vec![ProposedCall {
@@ -224,7 +236,7 @@ mod tests {
         );
         let nested = "{\"type\": \"function\", \"function\": {\"name\": \"shell\", \"arguments\": \"{\\\"command\\\": \\\"ls\\\"}\"}}";
         assert_eq!(
-            read_loose(nested),
+            read_loose(Family::Hermes, nested),
             Reading::Calls {
                 content: None,
                 calls: vec![ProposedCall {
@@ -234,7 +246,7 @@ mod tests {
             }
         );
         assert_eq!(
-            read_loose("The answer is {not json}."),
+            read_loose(Family::Hermes, "The answer is {not json}."),
             Reading::Answer("The answer is {not json}.".into())
         );
     }

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rein_format::{hermes, ToolChoice, ToolSet, ToolSetError};
+use rein_format::{Family, ToolChoice, ToolFormat, ToolSet, ToolSetError};
 use rein_protocol::{FunctionCall, FunctionSpec, Grammar, Message, ToolCall, ToolSpec};
 use rein_tools::{Access, DescriptionStyle, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
@@ -39,6 +39,7 @@ pub struct Agent<B: Backend> {
     tools: ToolSet,
     workspace: Arc<Workspace>,
     config: RunConfig,
+    family: Family,
     native: bool,
     grammar: Option<Grammar>,
     /// For a retry after a call written in the wrong format: calls only.
@@ -96,9 +97,16 @@ struct Rejection {
     note: String,
 }
 
-/// The call example shown in format notes.
-const CALL_EXAMPLE: &str =
-    "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tool_call>";
+/// The call example shown in format notes, in `family`'s syntax.
+fn call_example(family: Family) -> String {
+    match family {
+        Family::Hermes | Family::Generic => {
+            "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tool_call>"
+                .to_string()
+        }
+        other => other.call_text("list_dir", &json!({"path": "."})),
+    }
+}
 
 impl<B: Backend> Agent<B> {
     /// An agent over the tools of `registry` that can run in `workspace`.
@@ -114,17 +122,19 @@ impl<B: Backend> Agent<B> {
             specs.push(finish_spec());
         }
         let tools = ToolSet::prepare(&specs)?;
-        let native =
-            backend.native_tools() && matches!(config.profile, Profile::Full | Profile::Structured);
+        let family = backend.family();
+        let native = backend.native_tools()
+            && config.tool_format == ToolFormat::Native
+            && matches!(config.profile, Profile::Full | Profile::Structured);
         let grammar = match config.profile {
-            Profile::Full => hermes::call_grammar(&tools, &ToolChoice::Auto, config.parallel_calls),
+            Profile::Full => family.call_grammar(&tools, &ToolChoice::Auto, config.parallel_calls),
             Profile::Structured => {
-                hermes::call_grammar(&tools, &ToolChoice::Required, config.parallel_calls)
+                family.call_grammar(&tools, &ToolChoice::Required, config.parallel_calls)
             }
             Profile::Naive | Profile::React => None,
         };
         let forced_grammar =
-            hermes::call_grammar(&tools, &ToolChoice::Required, config.parallel_calls);
+            family.call_grammar(&tools, &ToolChoice::Required, config.parallel_calls);
         let tool_text = match config.profile {
             _ if native => None,
             Profile::React => Some(format!(
@@ -132,9 +142,9 @@ impl<B: Backend> Agent<B> {
                 registry.describe(config.describe)
             )),
             Profile::Full | Profile::Structured | Profile::Naive => Some(match config.describe {
-                DescriptionStyle::Full => hermes::emulated_instructions(&tools.definitions()),
+                DescriptionStyle::Full => family.emulated_instructions(&tools.definitions()),
                 DescriptionStyle::Compact => {
-                    let mut text = hermes::emulated_instructions(&[]);
+                    let mut text = family.emulated_instructions(&[]);
                     text.push_str(&registry.signatures());
                     if config.profile == Profile::Structured {
                         text.push_str(
@@ -151,6 +161,7 @@ impl<B: Backend> Agent<B> {
             tools,
             workspace: Arc::new(workspace),
             config,
+            family,
             native,
             grammar,
             forced_grammar,
@@ -228,9 +239,13 @@ impl<B: Backend> Agent<B> {
                 },
             );
             let reading = match self.config.profile {
-                Profile::Full => read_strict(&completion.text, completion.cut_off, false),
-                Profile::Structured => read_strict(&completion.text, completion.cut_off, true),
-                Profile::Naive => read_loose(&completion.text),
+                Profile::Full => {
+                    read_strict(self.family, &completion.text, completion.cut_off, false)
+                }
+                Profile::Structured => {
+                    read_strict(self.family, &completion.text, completion.cut_off, true)
+                }
+                Profile::Naive => read_loose(self.family, &completion.text),
                 Profile::React => read_react(&completion.text),
             };
             let profile = self.config.profile;
@@ -250,7 +265,7 @@ impl<B: Backend> Agent<B> {
                         history.push(Message::user(format!("Observation: {reason}")));
                     }
                     let message = (profile == Profile::Full)
-                        .then(|| recovery::format_note(&reason, CALL_EXAMPLE));
+                        .then(|| recovery::format_note(&reason, &call_example(self.family)));
                     self.retry(
                         &mut state,
                         &mut trace,
@@ -439,7 +454,7 @@ impl<B: Backend> Agent<B> {
     ) -> TurnRequest {
         let emulate = !self.native && self.config.profile != Profile::React;
         let mut messages = if emulate {
-            hermes::emulate_history(history)
+            self.family.emulate_history(history)
         } else {
             history.to_vec()
         };
@@ -521,7 +536,7 @@ impl<B: Backend> Agent<B> {
     /// right way.
     fn misformatted_call(&self, text: &str) -> Option<String> {
         let names: Vec<&str> = self.tools.tools().iter().map(|t| t.name.as_str()).collect();
-        let Reading::Calls { calls, .. } = read_loose(text) else {
+        let Reading::Calls { calls, .. } = read_loose(self.family, text) else {
             return None;
         };
         let call = calls.into_iter().find_map(|c| {
@@ -532,12 +547,7 @@ impl<B: Backend> Agent<B> {
             }?;
             Some((name, c.arguments))
         })?;
-        let body = json!({"name": call.0, "arguments": call.1});
-        Some(format!(
-            "{}\n{body}\n{}",
-            hermes::CALL_OPEN,
-            hermes::CALL_CLOSE
-        ))
+        Some(self.family.call_text(&call.0, &call.1))
     }
 
     fn should_hold_answer(&self, state: &RunState) -> bool {

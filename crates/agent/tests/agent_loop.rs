@@ -426,6 +426,32 @@ fn emulated_calling_teaches_the_format_and_rewrites_history() {
 }
 
 #[test]
+fn the_emulated_tool_format_overrides_a_native_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = RunConfig::new(Profile::Full);
+    config.tool_format = rein_format::ToolFormat::Emulated;
+    let r = run_with(
+        dir.path(),
+        vec![call("list_dir", r#"{"path": "."}"#), "empty".into()],
+        true,
+        config,
+    );
+    let first = &r.agent.backend().requests[0];
+    assert!(first.tools.is_none());
+    assert!(first.messages[0]
+        .content
+        .as_deref()
+        .unwrap()
+        .contains("<tool_call>"));
+    assert!(first.grammar.is_some());
+    let second = &r.agent.backend().requests[1].messages;
+    assert!(second
+        .iter()
+        .all(|m| m.role != Role::Tool && m.tool_calls.is_empty()));
+    assert_eq!(r.result.tool_calls, 1);
+}
+
+#[test]
 fn naive_reads_call_shaped_json_loosely_without_grammar_or_retry() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();

@@ -4,7 +4,7 @@
 //! follow its schema) and its strict parser. Models without a tool template (SmolLM2)
 //! are taught the same format in the system prompt (emulated calling).
 
-use rein_protocol::{Grammar, Message, Role};
+use rein_protocol::{Grammar, Message, Role, ToolCall};
 use rein_schema::{literal, rule_name, GrammarBuilder};
 use serde_json::Value;
 
@@ -14,6 +14,18 @@ use crate::{ToolChoice, ToolSet};
 pub const CALL_OPEN: &str = "<tool_call>";
 /// Closes a call.
 pub const CALL_CLOSE: &str = "</tool_call>";
+
+/// Whether a template is taken for this family: it renders tools (any template that
+/// reads `tools` and matched no family before this one in the registry).
+pub(crate) fn detects(template: &str) -> bool {
+    template.contains("tools")
+}
+
+/// One call as the format writes it.
+pub(crate) fn call_text(name: &str, arguments: &Value) -> String {
+    let body = serde_json::json!({"name": name, "arguments": arguments});
+    format!("{CALL_OPEN}\n{body}\n{CALL_CLOSE}")
+}
 
 /// The most calls one reply may hold: small models otherwise repeat a call until the
 /// token limit.
@@ -73,7 +85,7 @@ pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Opt
     })
 }
 
-fn regex_escape(text: &str) -> String {
+pub(crate) fn regex_escape(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             let special = "\\.+*?()|[]{}^$".contains(c);
@@ -219,22 +231,30 @@ pub const RESPONSE_CLOSE: &str = "</tool_response>";
 /// become the call text the model was taught to write, and tool results become user
 /// turns wrapped in `<tool_response>` (consecutive results share one turn).
 pub fn emulate_history(messages: &[Message]) -> Vec<Message> {
+    emulate_history_with(messages, |content, calls| {
+        let mut text = content.to_string();
+        for call in calls {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&call_text(&call.function.name, &call.function.arguments));
+        }
+        text
+    })
+}
+
+/// [`emulate_history`] with an assistant turn's content and calls written by
+/// `turn_text`.
+pub(crate) fn emulate_history_with(
+    messages: &[Message],
+    turn_text: impl Fn(&str, &[ToolCall]) -> String,
+) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
     for message in messages {
         match message.role {
             Role::Assistant if !message.tool_calls.is_empty() => {
-                let mut text = message.content.clone().unwrap_or_default();
-                for call in &message.tool_calls {
-                    if !text.is_empty() {
-                        text.push('\n');
-                    }
-                    let body = serde_json::json!({
-                        "name": call.function.name,
-                        "arguments": call.function.arguments,
-                    });
-                    text.push_str(&format!("{CALL_OPEN}\n{body}\n{CALL_CLOSE}"));
-                }
-                out.push(Message::assistant(text));
+                let content = message.content.as_deref().unwrap_or_default();
+                out.push(Message::assistant(turn_text(content, &message.tool_calls)));
             }
             Role::Tool => {
                 let block = format!(

@@ -3,11 +3,13 @@
 //! rendering does, so the model sees the text it was trained on.
 #![deny(missing_docs)]
 
+pub mod family;
 pub mod hermes;
 mod pyjson;
 pub mod stream;
 mod template;
 mod tools;
 
+pub use family::{Family, FamilyStream, ToolFormat, UnknownFamily, UnknownToolFormat, REGISTRY};
 pub use template::{ChatTemplate, RenderContext, TemplateError, CHATML_TEMPLATE};
 pub use tools::{PreparedTool, ToolChoice, ToolSet, ToolSetError};

@@ -18,7 +18,7 @@
 //! [`ParseError`] view).
 
 mod call;
-mod trim;
+pub(crate) mod trim;
 
 use crate::hermes::{ParseError, ParsedReply, RawCall, CALL_CLOSE, CALL_OPEN};
 use call::{read_call, CallBody, Scan};

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet};
+use rein_format::{hermes, ChatTemplate, Family, RenderContext, ToolChoice, ToolSet};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
 
@@ -78,6 +78,28 @@ fn call_grammars() {
         insta::assert_snapshot!(
             format!("grammar_{name}"),
             format!("triggers: {:?}\n{}", grammar.lazy_triggers, grammar.gbnf)
+        );
+    }
+}
+
+#[test]
+fn family_call_grammars_and_emulated_instructions() {
+    let set = tools();
+    for family in [Family::Llama3, Family::Mistral, Family::Gemma] {
+        for (name, choice, parallel) in [
+            ("required_parallel", ToolChoice::Required, true),
+            ("named_single", ToolChoice::Named("read_file".into()), false),
+            ("auto", ToolChoice::Auto, true),
+        ] {
+            let grammar = family.call_grammar(&set, &choice, parallel).unwrap();
+            insta::assert_snapshot!(
+                format!("{family}_grammar_{name}"),
+                format!("triggers: {:?}\n{}", grammar.lazy_triggers, grammar.gbnf)
+            );
+        }
+        insta::assert_snapshot!(
+            format!("{family}_emulated_instructions"),
+            family.emulated_instructions(&set.definitions())
         );
     }
 }

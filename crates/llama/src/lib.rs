@@ -18,6 +18,6 @@ pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
 pub use rein_protocol::Grammar;
 pub use types::{
-    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, ModelInfo, Prompt,
+    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine, ModelInfo, Prompt,
     SamplingParams, StopReason, TokenId,
 };

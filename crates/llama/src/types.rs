@@ -26,6 +26,18 @@ pub struct EngineConfig {
     pub max_sessions: u32,
     /// How long a new session waits for a free sequence before it is refused.
     pub queue_timeout: Duration,
+    /// Which library enforces grammars.
+    pub grammar_engine: GrammarEngine,
+}
+
+/// The library that enforces a grammar while sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GrammarEngine {
+    /// llama.cpp's GBNF sampler, checked "first" (docs/decisions/0007).
+    #[default]
+    Gbnf,
+    /// llguidance (builds with the `llguidance` feature); GBNF input, no lazy triggers.
+    Llguidance,
 }
 
 impl EngineConfig {
@@ -41,6 +53,7 @@ impl EngineConfig {
             use_mmap: true,
             max_sessions: 1,
             queue_timeout: Duration::from_secs(300),
+            grammar_engine: GrammarEngine::Gbnf,
         }
     }
 }

@@ -18,8 +18,8 @@ use crate::backend::backend;
 use crate::generation::{Active, Events, Prefilled};
 use crate::sampler::{build_grammar, build_sampler, TokenPicker};
 use crate::{
-    EngineConfig, EngineError, GenerateEvent, GenerateRequest, ModelInfo, Prompt, StopReason,
-    TokenId,
+    EngineConfig, EngineError, GenerateEvent, GenerateRequest, GrammarEngine, ModelInfo, Prompt,
+    StopReason, TokenId,
 };
 
 /// Largest context chosen when the user does not set one.
@@ -140,6 +140,10 @@ struct Worker<'m> {
     sessions: Vec<Slot>,
     /// Generations in progress, advanced together.
     active: Vec<Active>,
+    grammar_engine: GrammarEngine,
+    /// llguidance's parser factory for this vocabulary, built on first use.
+    #[cfg(feature = "llguidance")]
+    llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
 }
 
 impl<'m> Worker<'m> {
@@ -177,6 +181,9 @@ impl<'m> Worker<'m> {
             threads,
             sessions: vec![Slot::Free; sessions as usize],
             active: Vec::new(),
+            grammar_engine: config.grammar_engine,
+            #[cfg(feature = "llguidance")]
+            llguidance: None,
         })
     }
 
@@ -342,7 +349,7 @@ impl<'m> Worker<'m> {
         let grammar = request
             .grammar
             .as_ref()
-            .map(|g| build_grammar(self.model, g))
+            .map(|g| self.compile_grammar(g))
             .transpose()?;
         // A generation whose stream was dropped ends before this one starts.
         self.end_abandoned();
@@ -441,6 +448,43 @@ impl<'m> Worker<'m> {
             .map(|(other, tokens)| (other, common_prefix(tokens, prompt)))
             .filter(|(_, length)| *length >= own + MIN_SHARED_PREFIX)
             .max_by_key(|(_, length)| *length)
+    }
+
+    /// Compiles a grammar with the configured engine.
+    fn compile_grammar(
+        &mut self,
+        grammar: &rein_protocol::Grammar,
+    ) -> Result<llama_cpp_2::sampling::LlamaSampler, EngineError> {
+        match self.grammar_engine {
+            GrammarEngine::Gbnf => build_grammar(self.model, grammar),
+            GrammarEngine::Llguidance => self.llguidance_grammar(grammar),
+        }
+    }
+
+    #[cfg(feature = "llguidance")]
+    fn llguidance_grammar(
+        &mut self,
+        grammar: &rein_protocol::Grammar,
+    ) -> Result<llama_cpp_2::sampling::LlamaSampler, EngineError> {
+        let factory = match &self.llguidance {
+            Some(factory) => std::sync::Arc::clone(factory),
+            None => {
+                let factory = std::sync::Arc::new(crate::sampler::llguidance_factory(self.model)?);
+                self.llguidance = Some(std::sync::Arc::clone(&factory));
+                factory
+            }
+        };
+        crate::sampler::build_llguidance(&factory, grammar)
+    }
+
+    #[cfg(not(feature = "llguidance"))]
+    fn llguidance_grammar(
+        &mut self,
+        _grammar: &rein_protocol::Grammar,
+    ) -> Result<llama_cpp_2::sampling::LlamaSampler, EngineError> {
+        Err(EngineError::Grammar(
+            "this build has no llguidance engine; rebuild with --features llguidance".into(),
+        ))
     }
 
     /// Whether generations are in progress.

@@ -358,7 +358,23 @@ pub fn run_checks(
     // arguments_json and arguments_schema
     let specs: Vec<ToolSpec> =
         serde_json::from_value(Value::Array(fixture.tools.clone())).expect("fixture tools parse");
-    let tools = ToolSet::prepare(&specs).expect("fixture tools prepare");
+    // Each tool alone: a name rein's sanitizer refuses (`weather.get`) leaves that
+    // tool's calls without a schema check, and the fixture is listed as unchecked.
+    let mut tools = Vec::new();
+    for spec in &specs {
+        match ToolSet::prepare(std::slice::from_ref(spec)) {
+            Ok(set) => tools.push(set),
+            Err(e) => eprintln!(
+                "{}: arguments_schema not checked for `{}`: {e}",
+                fixture.id, spec.function.name
+            ),
+        }
+    }
+    let unchecked: Vec<&str> = specs
+        .iter()
+        .map(|s| s.function.name.as_str())
+        .filter(|n| !tools.iter().any(|t| t.get(n).is_some()))
+        .collect();
     let expected_args: Vec<&Value> = fixture
         .expected
         .iter()
@@ -376,8 +392,10 @@ pub fn run_checks(
                 schema_problems.push(format!("[{i}] not an object"));
                 continue;
             };
-            let Some(tool) = tools.get(name) else {
-                schema_problems.push(format!("[{i}] {name} is not offered"));
+            let Some(tool) = tools.iter().find_map(|t| t.get(name)) else {
+                if !unchecked.contains(&name.as_str()) {
+                    schema_problems.push(format!("[{i}] {name} is not offered"));
+                }
                 continue;
             };
             let as_expected = expected_args.get(i).is_some_and(|e| json_eq(e, &args));

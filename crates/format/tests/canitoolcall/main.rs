@@ -1,6 +1,6 @@
 //! Conformance with the canitoolcall fixtures (pinned 0.1.1, fetched by
-//! `scripts/fetch-fixtures.sh`): every Hermes/Qwen fixture through the one-shot parse
-//! and through the streaming parser under every chunking strategy of the corpus,
+//! `scripts/fetch-fixtures.sh`): each family's fixtures through the one-shot parse and
+//! through the family's streaming parser under every chunking strategy of the corpus,
 //! judged by the corpus's own checks.
 
 mod chunking;
@@ -13,16 +13,14 @@ mod tokens;
 use std::collections::BTreeMap;
 
 use rein_format::hermes;
-use rein_format::stream::{
-    parse_complete, StreamEvent, StreamParser, StreamReply, THINK_CLOSE, THINK_OPEN,
-};
+use rein_format::stream::{StreamEvent, StreamReply, THINK_CLOSE, THINK_OPEN};
+use rein_format::Family;
 
 use chunking::{group_sizes, split, Strategy};
 use fixtures::Fixture;
 use judge::{run_checks, ParseResult, Status};
+use pretokenize::Pretok;
 use tokens::TokenTexts;
-
-const FAMILY: &str = "qwen3-hermes";
 
 /// The corpus's default set (`one`, `special`, `token`, `rand:1:8`..`rand:5:8`) plus
 /// the synthetic character splits (seed 0 per character, seeds 1-5 random).
@@ -33,11 +31,12 @@ fn strategies() -> Vec<Strategy> {
     all
 }
 
-/// The generation prompt left a reasoning block open.
-fn reasoning_open(fixture: &Fixture, family: &fixtures::Family) -> bool {
-    fixture
-        .generation_prompt(family)
-        .is_some_and(|p| p.trim_end().ends_with(THINK_OPEN))
+/// The generation prompt left a reasoning block open (Hermes: it ends with `<think>`).
+fn reasoning_open(fixture: &Fixture, family: &fixtures::Family, parser: Family) -> bool {
+    parser == Family::Hermes
+        && fixture
+            .generation_prompt(family)
+            .is_some_and(|p| p.trim_end().ends_with(THINK_OPEN))
 }
 
 fn as_result(reply: &StreamReply) -> ParseResult {
@@ -129,43 +128,92 @@ fn after_reasoning(text: &str, open: bool) -> &str {
     }
 }
 
-#[test]
-fn canitoolcall_qwen3_hermes_fixtures_pass() {
-    let (family, fixtures) = fixtures::load(FAMILY);
-    assert!(!fixtures.is_empty(), "no fixtures in {FAMILY}");
-    let pairs: Vec<(&[u32], &str)> = fixtures
-        .iter()
-        .map(|f| {
-            let ids = f
-                .output_token_ids
-                .as_deref()
-                .expect("every fixture has token ids");
-            (ids, f.raw_output.as_str())
-        })
-        .collect();
-    let texts = tokens::recover(&pairs, &family.markers);
+/// One family's conformance run.
+struct Spec {
+    /// The corpus directory.
+    slug: &'static str,
+    /// rein's parser for it.
+    family: Family,
+    /// Which fixtures are in scope (the others are reported as not run).
+    include: fn(&Fixture) -> bool,
+    /// How text between markers is cut for token recovery.
+    pretok: Pretok,
+    /// Whether the reference models have different tokenizers (token texts are then
+    /// recovered per model).
+    per_model_tokens: bool,
+}
+
+fn everything(_: &Fixture) -> bool {
+    true
+}
+
+/// Runs every in-scope fixture of `spec` under every strategy; panics on any failing
+/// row; prints one summary line.
+fn conformance(spec: &Spec) {
+    let (family, all) = fixtures::load(spec.slug);
+    assert!(!all.is_empty(), "no fixtures in {}", spec.slug);
+    let fixtures: Vec<&Fixture> = all.iter().filter(|f| (spec.include)(f)).collect();
+    let out_of_scope = all.len() - fixtures.len();
+    // Token ids are per tokenizer: recover texts per reference model.
+    let mut by_model: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (n, f) in fixtures.iter().enumerate() {
+        let model = match spec.per_model_tokens {
+            true => f.models.first().map(String::as_str).unwrap_or_default(),
+            false => "",
+        };
+        by_model.entry(model).or_default().push(n);
+    }
+    let mut texts_of: Vec<Option<(usize, usize)>> = vec![None; fixtures.len()];
+    let mut recovered: Vec<TokenTexts> = Vec::new();
+    for members in by_model.values() {
+        let pairs: Vec<(&[u32], &str)> = members
+            .iter()
+            .map(|&n| {
+                let f = fixtures[n];
+                let ids = f
+                    .output_token_ids
+                    .as_deref()
+                    .expect("every fixture has token ids");
+                (ids, f.raw_output.as_str())
+            })
+            .collect();
+        let texts = tokens::recover(&pairs, &family.markers, spec.pretok);
+        for (k, &n) in members.iter().enumerate() {
+            if texts.complete.contains(&k) {
+                texts_of[n] = Some((recovered.len(), k));
+            }
+        }
+        recovered.push(texts);
+    }
     let strategies = strategies();
     let (mut pass, mut soft, mut fail) = (0, 0, 0);
     let (mut cross_checked, mut strict_refused, mut not_run) = (0, 0, 0);
     let mut failures = Vec::new();
+    let mut soft_ids = Vec::new();
     for (n, fixture) in fixtures.iter().enumerate() {
-        let has_tokens = texts.complete.contains(&n);
-        let open = reasoning_open(fixture, &family);
+        let texts = texts_of[n].map(|(group, _)| &recovered[group]);
+        let open = reasoning_open(fixture, &family, spec.family);
         let cut_off = fixture.truncated();
-        let reply = parse_complete(&fixture.raw_output, open, cut_off);
+        let reply = spec
+            .family
+            .parse_complete(&fixture.raw_output, open, cut_off);
         let mut parses = vec![("nonstream".to_string(), as_result(&reply))];
         for &strategy in &strategies {
             let needs_tokens = matches!(
                 strategy,
                 Strategy::Special | Strategy::Token | Strategy::Rand { .. }
             );
-            if needs_tokens && !has_tokens {
-                not_run += 1;
-                continue;
-            }
-            let mut parser = StreamParser::new(open);
+            let texts = match texts {
+                Some(texts) => texts,
+                None if needs_tokens => {
+                    not_run += 1;
+                    continue;
+                }
+                None => &recovered[0],
+            };
+            let mut parser = spec.family.stream(open);
             let mut events = Vec::new();
-            for delta in deltas(fixture, strategy, &texts) {
+            for delta in deltas(fixture, strategy, texts) {
                 events.extend(parser.push(&delta));
             }
             let finished = parser.finish(cut_off);
@@ -180,8 +228,15 @@ fn canitoolcall_qwen3_hermes_fixtures_pass() {
             parses.push((strategy.id(), accumulate(&events)));
         }
         // The strict parser, where it accepts the text, reads the same content and calls.
-        let strict_text = after_reasoning(&fixture.raw_output, open);
-        if let Ok(strict) = hermes::parse_reply(strict_text) {
+        let strict_text = match spec.family {
+            Family::Hermes => after_reasoning(&fixture.raw_output, open),
+            _ => fixture.raw_output.as_str(),
+        };
+        let strict_reply = match spec.family {
+            Family::Hermes => hermes::parse_reply(strict_text),
+            other => other.parse_reply(strict_text),
+        };
+        if let Ok(strict) = strict_reply {
             if reply.rejected.is_empty() {
                 assert_eq!(
                     strict.content, reply.content,
@@ -197,7 +252,11 @@ fn canitoolcall_qwen3_hermes_fixtures_pass() {
             }
         }
         // The strict parser refuses only output the corpus marks as cut or malformed.
-        if hermes::parse_reply_checked(strict_text, cut_off, false).is_err() {
+        if spec
+            .family
+            .parse_reply_checked(strict_text, cut_off, false)
+            .is_err()
+        {
             let marked = fixture
                 .tags
                 .iter()
@@ -225,35 +284,94 @@ fn canitoolcall_qwen3_hermes_fixtures_pass() {
         }
         match status {
             Status::Pass => pass += 1,
-            Status::SoftPass => soft += 1,
+            Status::SoftPass => {
+                soft += 1;
+                soft_ids.push(fixture.id.as_str());
+            }
             Status::Fail => fail += 1,
         }
     }
+    let with_tokens = texts_of.iter().filter(|t| t.is_some()).count();
+    let ids: usize = recovered.iter().map(|t| t.texts.len()).sum();
     eprintln!(
-        "token texts: {} ids recovered from the fixtures; token strategies run on {} of {} fixtures, {not_run} fixture-strategy pairs not run",
-        texts.texts.len(),
-        texts.complete.len(),
+        "{}: token texts: {ids} ids recovered from the fixtures ({} tokenizers); token strategies run on {with_tokens} of {} fixtures, {not_run} fixture-strategy pairs not run",
+        spec.slug,
+        recovered.len(),
         fixtures.len()
     );
-    if let Some(path) = std::env::var_os("REIN_DUMP_TOKEN_TEXTS") {
-        let dump: BTreeMap<u32, Vec<u8>> =
-            texts.texts.iter().map(|(k, v)| (*k, v.clone())).collect();
-        std::fs::write(path, serde_json::to_string(&dump).expect("json")).expect("dump");
+    if let Some(dir) = std::env::var_os("REIN_DUMP_TOKEN_TEXTS") {
+        for (k, texts) in recovered.iter().enumerate() {
+            let dump: BTreeMap<u32, Vec<u8>> =
+                texts.texts.iter().map(|(k, v)| (*k, v.clone())).collect();
+            let path = std::path::Path::new(&dir).join(format!("{}-{k}.json", spec.slug));
+            std::fs::write(path, serde_json::to_string(&dump).expect("json")).expect("dump");
+        }
     }
     eprintln!(
-        "strict hermes parser: {cross_checked} fixtures read identically, {strict_refused} refused (all tagged truncated/malformed)"
+        "{}: strict {} parser: {cross_checked} fixtures read identically, {strict_refused} refused (all tagged truncated/malformed)",
+        spec.slug,
+        spec.family
     );
     eprintln!(
-        "canitoolcall {FAMILY}: {} fixtures x {} strategies: {pass} pass, {soft} soft-pass, {fail} fail",
+        "canitoolcall {} ({}): {} fixtures x {} strategies: {pass} pass, {soft} soft-pass, {fail} fail; {out_of_scope} fixtures out of scope (not run)",
+        spec.slug,
+        spec.family,
         fixtures.len(),
         strategies.len()
     );
+    if !soft_ids.is_empty() {
+        eprintln!("{}: soft-pass: {}", spec.slug, soft_ids.join(", "));
+    }
     assert!(
         failures.is_empty(),
         "failing rows:\n{}",
         failures.join("\n")
     );
     assert_eq!(fail, 0);
+}
+
+#[test]
+fn canitoolcall_qwen3_hermes_fixtures_pass() {
+    conformance(&Spec {
+        slug: "qwen3-hermes",
+        family: Family::Hermes,
+        include: everything,
+        pretok: Pretok::Qwen2,
+        per_model_tokens: false,
+    });
+}
+
+#[test]
+fn canitoolcall_llama_json_fixtures_pass() {
+    conformance(&Spec {
+        slug: "llama",
+        family: Family::Llama3,
+        include: |f| f.tags.iter().any(|t| t == "x-llama-json"),
+        pretok: Pretok::Llama3,
+        per_model_tokens: false,
+    });
+}
+
+#[test]
+fn canitoolcall_mistral_fixtures_pass() {
+    conformance(&Spec {
+        slug: "mistral",
+        family: Family::Mistral,
+        include: everything,
+        pretok: Pretok::Whole,
+        per_model_tokens: true,
+    });
+}
+
+#[test]
+fn canitoolcall_gemma4_fixtures_pass() {
+    conformance(&Spec {
+        slug: "gemma4",
+        family: Family::Gemma,
+        include: everything,
+        pretok: Pretok::Whole,
+        per_model_tokens: false,
+    });
 }
 
 #[test]

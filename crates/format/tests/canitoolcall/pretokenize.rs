@@ -1,6 +1,19 @@
-//! Qwen2's byte-level BPE pre-tokenizer, written out by hand: its split regex
+//! Byte-level BPE pre-tokenizers, written out by hand. Qwen2's split regex
 //! `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-//! (alternatives tried in order). A BPE token never crosses these pieces.
+//! (alternatives tried in order); Llama 3's is the same with `\p{N}{1,3}`. A BPE
+//! token never crosses these pieces. [`Pretok::Whole`] does not split at all (sound
+//! for any tokenizer, only slower to align).
+
+/// Which pre-tokenizer cuts the text between markers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pretok {
+    /// Qwen2: one digit per piece.
+    Qwen2,
+    /// Llama 3: up to three digits per piece.
+    Llama3,
+    /// No pre-tokenization: each run of text between markers is one unit.
+    Whole,
+}
 
 fn letter(c: char) -> bool {
     c.is_alphabetic()
@@ -15,7 +28,7 @@ fn newline(c: char) -> bool {
 }
 
 /// How many chars the regex matches at `i`.
-fn match_len(chars: &[char], i: usize) -> usize {
+fn match_len(chars: &[char], i: usize, max_digits: usize) -> usize {
     let n = chars.len();
     let c = chars[i];
     if c == '\'' {
@@ -38,7 +51,11 @@ fn match_len(chars: &[char], i: usize) -> usize {
         return letters_from(i);
     }
     if number(c) {
-        return 1;
+        return chars[i..]
+            .iter()
+            .take(max_digits)
+            .take_while(|&&x| number(x))
+            .count();
     }
     let punct = |x: char| !x.is_whitespace() && !letter(x) && !number(x);
     let start = if c == ' ' { i + 1 } else { i };
@@ -67,7 +84,18 @@ fn match_len(chars: &[char], i: usize) -> usize {
 }
 
 /// The pre-token pieces of `text`, in order.
-pub fn pretokenize(text: &str) -> Vec<&str> {
+pub fn pretokenize(text: &str, pretok: Pretok) -> Vec<&str> {
+    let max_digits = match pretok {
+        Pretok::Qwen2 => 1,
+        Pretok::Llama3 => 3,
+        Pretok::Whole => {
+            return if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![text]
+            }
+        }
+    };
     let chars: Vec<char> = text.chars().collect();
     let offsets: Vec<usize> = text
         .char_indices()
@@ -77,7 +105,7 @@ pub fn pretokenize(text: &str) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let len = match_len(&chars, i).max(1);
+        let len = match_len(&chars, i, max_digits).max(1);
         pieces.push(&text[offsets[i]..offsets[i + len]]);
         i += len;
     }

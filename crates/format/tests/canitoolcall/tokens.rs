@@ -1,7 +1,7 @@
 //! Each output token's text, recovered from the fixtures alone (no tokenizer file):
 //! every fixture gives its token ids and their decoded concatenation (`raw_output`),
 //! and one id always decodes to the same bytes. A fixture's text is cut into units
-//! no token crosses (family markers, which are added tokens, and Qwen2 pre-token
+//! no token crosses (family markers, which are added tokens, and the tokenizer's pre-token
 //! pieces); the ids are aligned to the units by search, and an id's text is fixed
 //! when every alignment of some fixture agrees on it, repeating until nothing
 //! changes. Nothing is guessed: a fixture with an id no search pins down (an
@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::pretokenize::pretokenize;
+use super::pretokenize::{pretokenize, Pretok};
 
 /// The recovered texts.
 pub struct TokenTexts {
@@ -28,7 +28,7 @@ struct Unit {
     marker: bool,
 }
 
-fn units(text: &str, markers: &[String]) -> Vec<Unit> {
+fn units(text: &str, markers: &[String], pretok: Pretok) -> Vec<Unit> {
     let mut out = Vec::new();
     let mut rest = text;
     loop {
@@ -40,7 +40,7 @@ fn units(text: &str, markers: &[String]) -> Vec<Unit> {
             Some((at, m)) => (&rest[..at], Some(m)),
             None => (rest, None),
         };
-        out.extend(pretokenize(plain).into_iter().map(|p| Unit {
+        out.extend(pretokenize(plain, pretok).into_iter().map(|p| Unit {
             bytes: p.as_bytes().to_vec(),
             marker: false,
         }));
@@ -127,10 +127,10 @@ impl Search<'_> {
 }
 
 /// Recovers the texts of every id in `fixtures` (`(ids, raw_output)` pairs).
-pub fn recover(fixtures: &[(&[u32], &str)], markers: &[String]) -> TokenTexts {
+pub fn recover(fixtures: &[(&[u32], &str)], markers: &[String], pretok: Pretok) -> TokenTexts {
     let prepared: Vec<(&[u32], Vec<Unit>)> = fixtures
         .iter()
-        .map(|(ids, text)| (*ids, units(text, markers)))
+        .map(|(ids, text)| (*ids, units(text, markers, pretok)))
         .collect();
     let mut known: HashMap<u32, Vec<u8>> = HashMap::new();
     loop {
