@@ -34,11 +34,7 @@ pub const MAX_PARALLEL_CALLS: usize = 8;
 /// The grammar for `choice` over `tools`; `None` when the turn is unconstrained
 /// (`none`, or no tools).
 pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Option<Grammar> {
-    let offered: Vec<_> = match choice {
-        ToolChoice::None => return None,
-        ToolChoice::Named(name) => tools.tools().iter().filter(|t| &t.name == name).collect(),
-        ToolChoice::Auto | ToolChoice::Required => tools.tools().iter().collect(),
-    };
+    let offered = tools.offered(choice);
     if offered.is_empty() {
         return None;
     }

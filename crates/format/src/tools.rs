@@ -134,6 +134,15 @@ impl ToolSet {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// The tools a call may name under `choice` (none for `none`).
+    pub fn offered(&self, choice: &ToolChoice) -> Vec<&PreparedTool> {
+        match choice {
+            ToolChoice::None => Vec::new(),
+            ToolChoice::Named(name) => self.tools.iter().filter(|t| &t.name == name).collect(),
+            ToolChoice::Auto | ToolChoice::Required => self.tools.iter().collect(),
+        }
+    }
+
     /// Checks that `choice` can be honoured by these tools.
     pub fn check_choice(&self, choice: &ToolChoice) -> Result<(), ToolSetError> {
         match choice {

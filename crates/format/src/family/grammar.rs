@@ -31,11 +31,7 @@ pub(crate) fn call_grammar(
     parallel: bool,
     form: &CallForm<'_>,
 ) -> Option<Grammar> {
-    let offered: Vec<_> = match choice {
-        ToolChoice::None => return None,
-        ToolChoice::Named(name) => tools.tools().iter().filter(|t| &t.name == name).collect(),
-        ToolChoice::Auto | ToolChoice::Required => tools.tools().iter().collect(),
-    };
+    let offered = tools.offered(choice);
     if offered.is_empty() {
         return None;
     }
