@@ -7,7 +7,7 @@
 mod gemma;
 mod gemma_grammar;
 mod generic;
-mod grammar;
+pub(crate) mod grammar;
 mod json_call;
 mod llama3;
 mod marker_stream;

@@ -5,9 +5,10 @@
 //! are taught the same format in the system prompt (emulated calling).
 
 use rein_protocol::{Grammar, Message, Role, ToolCall};
-use rein_schema::{literal, rule_name, GrammarBuilder};
+use rein_schema::literal;
 use serde_json::Value;
 
+use crate::family::grammar::CallForm;
 use crate::{ToolChoice, ToolSet};
 
 /// Opens a call.
@@ -34,51 +35,25 @@ pub const MAX_PARALLEL_CALLS: usize = 8;
 /// The grammar for `choice` over `tools`; `None` when the turn is unconstrained
 /// (`none`, or no tools).
 pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Option<Grammar> {
-    let offered = tools.offered(choice);
-    if offered.is_empty() {
-        return None;
-    }
-    let mut builder = GrammarBuilder::new();
-    let branches: Vec<String> = offered
-        .iter()
-        .map(|tool| {
-            let args = builder.schema(
-                &tool.sanitized.schema,
-                &format!("args-{}", rule_name(&tool.name)),
-            );
-            let head = literal(&format!("{}\", \"arguments\": ", tool.name));
-            builder.rule(
-                &format!("tool-{}", rule_name(&tool.name)),
-                format!("{head} {args}"),
-            )
-        })
-        .collect();
-    let body = builder.rule("call-body", branches.join(" | "));
-    let call = builder.rule(
-        "call",
-        format!(
+    crate::family::grammar::call_grammar(
+        tools,
+        choice,
+        parallel,
+        &CallForm {
             // The newline after the opener is optional: a lazy grammar starts on the
             // token that completes the opener, and that token may carry the `{`.
-            "{} \"\\n\"? {} {body} {}",
-            literal(CALL_OPEN),
-            literal("{\"name\": \""),
-            literal(&format!("}}\n{CALL_CLOSE}"))
-        ),
-    );
-    let root = if parallel {
-        format!(r#"{call} ( "\n" {call} ){{0,{}}}"#, MAX_PARALLEL_CALLS - 1)
-    } else {
-        call
-    };
-    let calls = builder.rule("calls", root);
-    Some(Grammar {
-        gbnf: builder.build(&calls),
-        root: "root".into(),
-        lazy_triggers: match choice {
-            ToolChoice::Auto => vec![regex_escape(CALL_OPEN)],
-            _ => Vec::new(),
+            before_name: format!(
+                "{} \"\\n\"? {}",
+                literal(CALL_OPEN),
+                literal("{\"name\": \"")
+            ),
+            after_name: "\", \"arguments\": ",
+            after_arguments: &format!("}}\n{CALL_CLOSE}"),
+            prefix: "",
+            separator: "\"\\n\"",
+            triggers: vec![regex_escape(CALL_OPEN)],
         },
-    })
+    )
 }
 
 pub(crate) fn regex_escape(text: &str) -> String {

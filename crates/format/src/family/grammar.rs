@@ -10,8 +10,8 @@ use crate::{ToolChoice, ToolSet};
 
 /// How one family writes calls.
 pub(crate) struct CallForm<'a> {
-    /// The text before the tool's name.
-    pub before_name: &'a str,
+    /// A GBNF expression before the tool's name.
+    pub before_name: String,
     /// The text between the name and the arguments.
     pub after_name: &'a str,
     /// The text after the arguments.
@@ -55,7 +55,7 @@ pub(crate) fn call_grammar(
         })
         .collect();
     let body = builder.rule("call-body", branches.join(" | "));
-    let call = builder.rule("call", format!("{} {body}", literal(form.before_name)));
+    let call = builder.rule("call", format!("{} {body}", form.before_name));
     let repeated = if parallel {
         format!(
             "{call} ( {} {call} ){{0,{}}}",

@@ -33,7 +33,7 @@ pub(crate) fn call_grammar(
         choice,
         parallel,
         &CallForm {
-            before_name: "{\"name\": \"",
+            before_name: rein_schema::literal("{\"name\": \""),
             after_name: "\", \"parameters\": ",
             after_arguments: "}",
             prefix: &format!("{}?", rein_schema::literal(PYTHON_TAG)),

@@ -36,7 +36,7 @@ pub(crate) fn call_grammar(
         choice,
         parallel,
         &CallForm {
-            before_name: TOOL_CALLS,
+            before_name: rein_schema::literal(TOOL_CALLS),
             after_name: ARGS,
             after_arguments: "",
             prefix: "",
