@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet};
-use rein_llama::{Engine, EngineConfig, GenerateRequest, Grammar, Prompt, SamplingParams};
+use rein_llama::{
+    Engine, EngineConfig, GenerateOutput, GenerateRequest, Grammar, Prompt, SamplingParams,
+};
 use rein_models::{Manifest, ModelCache};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
@@ -42,6 +44,30 @@ fn grammar_build(c: &mut Criterion) {
     report_constrained_decode();
 }
 
+/// One greedy generation of 48 tokens in a new session (end of generation ignored
+/// when unconstrained, so every run is as long).
+fn generate_once(
+    runtime: &tokio::runtime::Runtime,
+    engine: &Engine,
+    prompt: &str,
+    grammar: Option<Grammar>,
+) -> GenerateOutput {
+    let mut request = GenerateRequest::new(Prompt::Text(prompt.to_string()));
+    request.sampling = SamplingParams::greedy();
+    request.max_tokens = 48;
+    request.ignore_eog = grammar.is_none();
+    request.grammar = grammar;
+    runtime.block_on(async {
+        engine
+            .session()
+            .await
+            .expect("session")
+            .generate(request)
+            .await
+            .expect("generate")
+    })
+}
+
 /// Median decode milliseconds per token for `grammar` on `prompt`.
 fn ms_per_token(
     runtime: &tokio::runtime::Runtime,
@@ -52,20 +78,7 @@ fn ms_per_token(
     let mut samples = Vec::new();
     let mut tokens = 0;
     for _ in 0..7 {
-        let mut request = GenerateRequest::new(Prompt::Text(prompt.to_string()));
-        request.sampling = SamplingParams::greedy();
-        request.max_tokens = 48;
-        request.grammar = grammar.clone();
-        request.ignore_eog = grammar.is_none();
-        let out = runtime.block_on(async {
-            engine
-                .session()
-                .await
-                .expect("session")
-                .generate(request)
-                .await
-                .expect("generate")
-        });
+        let out = generate_once(runtime, engine, prompt, grammar.clone());
         // The first token's time is part of the prefill measurement.
         if out.tokens.len() > 1 {
             samples.push(out.decode_time.as_secs_f64() * 1000.0 / out.tokens.len() as f64);
@@ -177,36 +190,13 @@ fn report_llguidance(
     config.grammar_engine = rein_llama::GrammarEngine::Llguidance;
     let engine = runtime.block_on(Engine::load(config)).expect("load");
     let started = std::time::Instant::now();
-    let (_, _) = ms_per_token_once(runtime, &engine, prompt, grammar.clone());
+    generate_once(runtime, &engine, prompt, Some(grammar.clone()));
     let first_ms = started.elapsed().as_secs_f64() * 1000.0;
     let (constrained, tokens) = ms_per_token(runtime, &engine, prompt, Some(grammar));
     eprintln!(
         "llguidance: constrained {constrained:.2} ms/token ({tokens} tokens), overhead {:+.1}%; first request (with the parser factory) {first_ms:.0} ms",
         (constrained / free - 1.0) * 100.0
     );
-}
-
-#[cfg(feature = "llguidance")]
-fn ms_per_token_once(
-    runtime: &tokio::runtime::Runtime,
-    engine: &Engine,
-    prompt: &str,
-    grammar: Grammar,
-) -> (f64, usize) {
-    let mut request = GenerateRequest::new(Prompt::Text(prompt.to_string()));
-    request.sampling = SamplingParams::greedy();
-    request.max_tokens = 48;
-    request.grammar = Some(grammar);
-    let out = runtime.block_on(async {
-        engine
-            .session()
-            .await
-            .expect("session")
-            .generate(request)
-            .await
-            .expect("generate")
-    });
-    (out.decode_time.as_secs_f64(), out.tokens.len())
 }
 
 #[cfg(not(feature = "llguidance"))]
