@@ -90,6 +90,17 @@ enum Flow {
     Stop(StopReason, Option<String>, Option<String>),
 }
 
+/// How a dropped reply is asked again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RetryMode {
+    /// The same request.
+    Same,
+    /// Double the reply's token allowance (a call was cut off).
+    LargerAllowance,
+    /// Decode under the calls-only grammar (a call was written in another format).
+    CallsOnly,
+}
+
 /// A call the loop refuses to run: its class, the detail for the trace, the note.
 struct Rejection {
     class: FailureClass,
@@ -256,7 +267,11 @@ impl<B: Backend> Agent<B> {
                     FailureClass::Truncated,
                     "the reply hit the token limit inside a call",
                     None,
-                    profile == Profile::Full,
+                    if profile == Profile::Full {
+                        RetryMode::LargerAllowance
+                    } else {
+                        RetryMode::Same
+                    },
                 ),
                 Reading::Unreadable(reason) => {
                     if profile == Profile::React {
@@ -272,7 +287,7 @@ impl<B: Backend> Agent<B> {
                         FailureClass::Format,
                         &reason,
                         message,
-                        false,
+                        RetryMode::Same,
                     )
                 }
                 Reading::Answer(text) if profile == Profile::Full && text.trim().is_empty() => {
@@ -284,37 +299,29 @@ impl<B: Backend> Agent<B> {
                         FailureClass::Format,
                         reason,
                         Some(message),
-                        false,
+                        RetryMode::Same,
                     )
                 }
-                Reading::Answer(text)
-                    if profile == Profile::Full && self.misformatted_call(&text).is_some() =>
-                {
-                    // A call in another format (`<tools>`, bare or fenced JSON): the
-                    // intent is clear, so the retry shows the call in the right format
-                    // and is decoded under the calls-only grammar.
-                    let example = self.misformatted_call(&text).unwrap_or_default();
-                    let reason =
-                        "the reply holds a tool call that is not written in the call format";
-                    let message = recovery::format_note(reason, &example);
-                    match self.retry(
-                        &mut state,
-                        &mut trace,
-                        FailureClass::Format,
-                        reason,
-                        Some(message),
-                        false,
-                    ) {
-                        Flow::Retry { note, grow, .. } => Flow::Retry {
-                            note,
-                            grow,
-                            force_call: true,
-                        },
-                        other => other,
-                    }
-                }
                 Reading::Answer(text) => {
-                    if self.should_hold_answer(&state) {
+                    let misformatted = (profile == Profile::Full)
+                        .then(|| self.misformatted_call(&text))
+                        .flatten();
+                    if let Some(example) = misformatted {
+                        // A call in another format (`<tools>`, bare or fenced JSON): the
+                        // intent is clear, so the retry shows the call in the right
+                        // format and is decoded under the calls-only grammar.
+                        let reason =
+                            "the reply holds a tool call that is not written in the call format";
+                        let message = recovery::format_note(reason, &example);
+                        self.retry(
+                            &mut state,
+                            &mut trace,
+                            FailureClass::Format,
+                            reason,
+                            Some(message),
+                            RetryMode::CallsOnly,
+                        )
+                    } else if self.should_hold_answer(&state) {
                         state.guards_used += 1;
                         let files: Vec<String> = state.unverified_edits.iter().cloned().collect();
                         emit(
@@ -514,7 +521,7 @@ impl<B: Backend> Agent<B> {
         class: FailureClass,
         detail: &str,
         note: Option<String>,
-        grow: bool,
+        mode: RetryMode,
     ) -> Flow {
         if self.fail(state, trace, class, detail, note.clone()) {
             Flow::Stop(
@@ -525,8 +532,8 @@ impl<B: Backend> Agent<B> {
         } else {
             Flow::Retry {
                 note,
-                grow,
-                force_call: false,
+                grow: mode == RetryMode::LargerAllowance,
+                force_call: mode == RetryMode::CallsOnly,
             }
         }
     }
@@ -581,7 +588,7 @@ impl<B: Backend> Agent<B> {
                         rejection.class,
                         &rejection.detail,
                         note,
-                        false,
+                        RetryMode::Same,
                     );
                 }
             }
