@@ -29,6 +29,8 @@ enum Command {
     /// Measure KV reuse and concurrent decoding on a model.
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
+    /// Serve the model over an OpenAI-compatible HTTP API.
+    Serve(commands::serve::ServeArgs),
     /// Print a run's trace readably.
     Replay(commands::replay::ReplayArgs),
     /// List, pull, locate and inspect models.
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Chat(args) => commands::chat::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Serve(args) => commands::serve::run(args),
         Command::Replay(args) => commands::replay::run(args),
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),

@@ -5,6 +5,7 @@ pub mod chat;
 pub mod models;
 pub mod replay;
 pub mod run;
+pub mod serve;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,120 @@
+//! The HTTP surface: routes, the bearer-key check, the body limit, and JSON errors for
+//! every refusal.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The routes over `state`.
+pub fn router(state: Arc<AppState>) -> Router {
+    let limit = state.max_body_bytes;
+    let api = Router::new()
+        .route("/v1/chat/completions", post(crate::chat::completions))
+        .route("/v1/models", get(models))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            require_key,
+        ));
+    Router::new()
+        .merge(api)
+        .route("/health", get(health))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    Json(state.health())
+}
+
+async fn models(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    Json(json!({
+        "object": "list",
+        "data": [{
+            "id": state.model.id(),
+            "object": "model",
+            "created": crate::chat::unix_time(),
+            "owned_by": "rein",
+        }],
+    }))
+}
+
+async fn not_found(request: Request) -> Response {
+    ApiError::with_status(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no route {} {}; rein serves POST /v1/chat/completions, GET /v1/models and GET /health",
+            request.method(),
+            request.uri().path()
+        ),
+    )
+    .into_response()
+}
+
+/// Refuses requests without the configured bearer key.
+async fn require_key(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let Some(expected) = &state.api_key else {
+        return next.run(request).await;
+    };
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(key) if same_key(key.trim(), expected) => next.run(request).await,
+        Some(_) => ApiError::with_status(StatusCode::UNAUTHORIZED, "the API key is not valid")
+            .code("invalid_api_key")
+            .into_response(),
+        None => ApiError::with_status(
+            StatusCode::UNAUTHORIZED,
+            "this server needs an API key: send `Authorization: Bearer KEY`",
+        )
+        .code("invalid_api_key")
+        .into_response(),
+    }
+}
+
+/// Compares keys in time that does not depend on where they differ.
+fn same_key(given: &str, expected: &str) -> bool {
+    let (a, b) = (given.as_bytes(), expected.as_bytes());
+    let mut difference = a.len() ^ b.len();
+    for (i, byte) in b.iter().enumerate() {
+        difference |= usize::from(a.get(i).copied().unwrap_or(0) ^ byte);
+    }
+    difference == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_key;
+
+    #[test]
+    fn keys_compare_exactly() {
+        assert!(same_key("secret", "secret"));
+        assert!(!same_key("secreT", "secret"));
+        assert!(!same_key("secret-longer", "secret"));
+        assert!(!same_key("", "secret"));
+    }
+}

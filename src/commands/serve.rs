@@ -1,0 +1,130 @@
+//! `rein serve`: the loaded model behind an OpenAI-compatible HTTP API.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use rein_format::ToolFormat;
+use rein_llama::Engine;
+use rein_models::{GgufInfo, KvCacheType};
+use rein_serve::{AppState, ServedModel};
+
+/// Arguments of `rein serve`.
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The model and how it is loaded.
+    #[command(flatten)]
+    pub model: super::ModelArgs,
+    /// The address to listen on (loopback unless you mean otherwise).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: IpAddr,
+    /// The port (0 picks a free one; the address is printed).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// The environment variable holding the bearer key clients must send.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Requests generating at once; more wait in a fair queue.
+    #[arg(long, default_value_t = 4)]
+    pub sessions: u32,
+    /// Tokens one request may use, prompt and reply (default: the model's, at most 4096).
+    #[arg(long)]
+    pub ctx: Option<u32>,
+    /// Seconds a request waits for a session before a 503 with Retry-After.
+    #[arg(long, default_value_t = 120)]
+    pub queue_timeout: u64,
+    /// Largest request body in bytes.
+    #[arg(long, default_value_t = 8 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// native (the template renders the tools, when it can) or emulated.
+    #[arg(long, default_value = "native")]
+    pub tool_format: String,
+    /// The model name clients see (default: the --model value).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// Runs `rein serve` until Ctrl-C.
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let tool_format: ToolFormat = args.tool_format.parse()?;
+    let api_key = match &args.api_key_env {
+        None => None,
+        Some(var) => Some(
+            std::env::var(var)
+                .ok()
+                .filter(|k| !k.trim().is_empty())
+                .with_context(|| {
+                    format!("--api-key-env {var}: the variable is not set or empty")
+                })?,
+        ),
+    };
+    if !args.host.is_loopback() && api_key.is_none() {
+        tracing::warn!(
+            "listening on {} without --api-key-env: anyone who can reach this address can use the model",
+            args.host
+        );
+    }
+    let path = args.model.resolve()?;
+    let info = GgufInfo::read(&path)?;
+    let sessions = args.sessions.max(1);
+    let per_request = args
+        .ctx
+        .unwrap_or_else(|| info.context_length.unwrap_or(4096).min(4096) as u32)
+        .max(64);
+    let total_ctx = per_request
+        .checked_mul(sessions)
+        .context("--ctx times --sessions is too large")?;
+    check_memory(&info, total_ctx, sessions)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let mut config = args.model.engine_config(path, Some(total_ctx));
+        config.max_sessions = sessions;
+        config.queue_timeout = Duration::from_secs(args.queue_timeout);
+        let engine = Engine::load(config).await?;
+        let name = args.name.clone().unwrap_or_else(|| args.model.model.clone());
+        let model = ServedModel::new(engine, name, tool_format, per_request)?;
+        let state = Arc::new(AppState::new(model, api_key, args.max_body_bytes));
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
+            .await
+            .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
+        let address = listener.local_addr()?;
+        println!("rein serve: listening on http://{address}/v1 ({sessions} sessions of {per_request} tokens)");
+        rein_serve::serve(listener, rein_serve::router(state), async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+        anyhow::Ok(())
+    })
+}
+
+/// Refuses up front when the weights and every session's KV cache cannot fit in the
+/// memory the machine has free.
+fn check_memory(info: &GgufInfo, total_ctx: u32, sessions: u32) -> anyhow::Result<()> {
+    let estimate = info.memory_estimate(u64::from(total_ctx), KvCacheType::F16);
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    if estimate.total_bytes() > available {
+        anyhow::bail!(
+            "{sessions} sessions of {} tokens need about {} (weights {} + KV cache {}) but only {} is free; lower --sessions or --ctx",
+            total_ctx / sessions,
+            super::human_bytes(estimate.total_bytes()),
+            super::human_bytes(estimate.weights_bytes),
+            super::human_bytes(estimate.kv_bytes()),
+            super::human_bytes(available),
+        );
+    }
+    Ok(())
+}
+
+/// `MemAvailable` from /proc/meminfo, in bytes (Linux).
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
