@@ -56,13 +56,15 @@ const PROMPTS: [&str; 4] = [
 #[test]
 fn batched_sessions_get_the_text_they_would_get_alone() {
     runtime().block_on(async {
-        let engine = load(4, Duration::from_secs(30)).await;
+        // Each prompt alone, on an engine of its own (nothing cached, nothing shared).
         let mut alone = Vec::new();
         for prompt in PROMPTS {
+            let engine = load(1, Duration::from_secs(30)).await;
             let mut session = engine.session().await.unwrap();
             let out = session.generate(greedy(prompt, 24)).await.unwrap();
             alone.push(out.text);
         }
+        let engine = load(4, Duration::from_secs(30)).await;
         // Same requests, all at once: they share every decode step.
         let mut tasks = Vec::new();
         for prompt in PROMPTS {
@@ -166,5 +168,53 @@ fn a_shared_prefix_is_copied_from_another_session_with_identical_output() {
         assert_eq!(c.reused_tokens, 0);
         assert_eq!(b.text, c.text);
         assert_eq!(b.tokens, c.tokens);
+    });
+}
+
+#[test]
+fn a_closed_sessions_tokens_serve_the_next_request_of_the_conversation() {
+    runtime().block_on(async {
+        let engine = load(2, Duration::from_secs(30)).await;
+        let turn_one = "The history of the city of Rome begins with its founding. \
+                        Tell me about the first kings of Rome in two sentences.";
+        let first = {
+            let mut session = engine.session().await.unwrap();
+            session.generate(greedy(turn_one, 16)).await.unwrap()
+        };
+        // The session is gone; the next request repeats the conversation and adds to it.
+        let turn_two = format!("{turn_one}{} And the last king?", first.text);
+        let mut session = engine.session().await.unwrap();
+        let second = session.generate(greedy(&turn_two, 8)).await.unwrap();
+        assert!(
+            second.reused_tokens >= first.prompt_tokens,
+            "reused {} tokens of a {}-token first prompt",
+            second.reused_tokens,
+            first.prompt_tokens
+        );
+    });
+}
+
+#[test]
+fn cached_tokens_of_closed_sessions_are_evicted_when_space_runs_short() {
+    runtime().block_on(async {
+        let mut config = EngineConfig::new(tiny_model());
+        config.n_ctx = Some(256);
+        config.threads = Some(2);
+        config.max_sessions = 2;
+        let engine = Engine::load(config).await.unwrap();
+        // Different from the first token on: nothing to share, so room must be made.
+        let long =
+            |topic: &str| format!("{topic}: {}", "Tell me more about the weather. ".repeat(25));
+        for topic in ["rain", "snow", "wind"] {
+            let mut session = engine.session().await.unwrap();
+            let out = session.generate(greedy(&long(topic), 40)).await;
+            let out = out.unwrap_or_else(|e| panic!("{topic}: {e}"));
+            assert!(
+                out.prompt_tokens > 150,
+                "{} prompt tokens",
+                out.prompt_tokens
+            );
+            assert_eq!(out.tokens.len(), 40);
+        }
     });
 }

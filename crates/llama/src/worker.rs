@@ -122,8 +122,15 @@ fn common_prefix(cached: &[TokenId], prompt: &[TokenId]) -> usize {
 /// The state of one KV sequence.
 #[derive(Debug, Clone)]
 enum Slot {
-    /// No session holds it.
-    Free,
+    /// No session holds it. The last session's tokens stay in the KV cache, so a later
+    /// request of the same conversation (or with the same system prompt) can copy
+    /// them; they are evicted, least recently freed first, when space runs short.
+    Free {
+        /// The tokens still in the KV cache.
+        cached: Vec<TokenId>,
+        /// When it was freed (a counter; larger is more recent).
+        freed: u64,
+    },
     /// A session holds it; these tokens are in its KV cache.
     Idle(Vec<TokenId>),
     /// A generation is running in it.
@@ -138,6 +145,8 @@ struct Worker<'m> {
     threads: u32,
     /// Each KV sequence's state.
     sessions: Vec<Slot>,
+    /// Counts closes, to order free slots.
+    closes: u64,
     /// Generations in progress, advanced together.
     active: Vec<Active>,
     grammar_engine: GrammarEngine,
@@ -179,7 +188,14 @@ impl<'m> Worker<'m> {
             batch: LlamaBatch::new(n_batch as usize, 1),
             n_batch: n_batch as usize,
             threads,
-            sessions: vec![Slot::Free; sessions as usize],
+            sessions: vec![
+                Slot::Free {
+                    cached: Vec::new(),
+                    freed: 0,
+                };
+                sessions as usize
+            ],
+            closes: 0,
             active: Vec::new(),
             grammar_engine: config.grammar_engine,
             #[cfg(feature = "llguidance")]
@@ -274,50 +290,126 @@ impl<'m> Worker<'m> {
         }
     }
 
+    /// Takes the least recently freed sequence; its old tokens stay as the new
+    /// session's cache (a first prompt that shares them reuses them).
     fn open_session(&mut self) -> Result<i32, EngineError> {
         let free = self
             .sessions
             .iter()
-            .position(|slot| matches!(slot, Slot::Free))
+            .enumerate()
+            .filter_map(|(index, slot)| match slot {
+                Slot::Free { freed, .. } => Some((index, *freed)),
+                _ => None,
+            })
+            .min_by_key(|(_, freed)| *freed)
+            .map(|(index, _)| index)
             .ok_or(EngineError::NoFreeSession(self.sessions.len() as u32))?;
-        self.sessions[free] = Slot::Idle(Vec::new());
+        let cached = match std::mem::replace(&mut self.sessions[free], Slot::Generating) {
+            Slot::Free { cached, .. } => cached,
+            _ => Vec::new(),
+        };
+        self.sessions[free] = Slot::Idle(cached);
         Ok(free as i32)
     }
 
     fn close_session(&mut self, seq: i32) {
         // A generation still running for the session ends with it.
+        let mut ended = None;
         if let Some(index) = self.active.iter().position(|a| a.seq == seq) {
             let active = self.active.remove(index);
-            active.finish(StopReason::Cancelled);
+            ended = Some(active.finish(StopReason::Cancelled).1);
         }
+        self.closes += 1;
+        let freed = self.closes;
         if let Some(slot) = self.sessions.get_mut(seq as usize) {
-            *slot = Slot::Free;
-            let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
+            let cached = match std::mem::replace(slot, Slot::Generating) {
+                Slot::Idle(cached) => cached,
+                _ => ended.unwrap_or_default(),
+            };
+            *slot = Slot::Free { cached, freed };
         }
     }
 
-    /// Evaluates `tokens` at positions from `start` in `seq`, in batches of `n_batch`;
-    /// only the last token gets logits.
-    fn decode(&mut self, seq: i32, start: usize, tokens: &[TokenId]) -> Result<(), EngineError> {
-        let last = tokens.len().saturating_sub(1);
-        for (chunk_index, chunk) in tokens.chunks(self.n_batch).enumerate() {
-            self.batch.clear();
-            for (i, &token) in chunk.iter().enumerate() {
-                let index = chunk_index * self.n_batch + i;
-                self.batch
-                    .add(
-                        LlamaToken(token),
-                        (start + index) as i32,
-                        &[seq],
-                        index == last,
-                    )
-                    .map_err(|e| EngineError::Decode(e.to_string()))?;
+    /// Frees the KV cells of free sequences, least recently freed first, until `seq`
+    /// (holding `own` tokens) has room for `needed` more within the context.
+    fn make_room(&mut self, seq: i32, own: usize, needed: usize) {
+        let n_ctx = self.ctx.n_ctx() as usize;
+        let held = |slot: &Slot| match slot {
+            Slot::Free { cached, .. } | Slot::Idle(cached) => cached.len(),
+            Slot::Generating => 0,
+        };
+        let others: usize = self
+            .sessions
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| *index as i32 != seq)
+            .map(|(_, slot)| held(slot))
+            .sum::<usize>()
+            + self
+                .active
+                .iter()
+                .filter(|a| a.seq != seq)
+                .map(|a| a.cached.len())
+                .sum::<usize>();
+        let mut used = others + own;
+        while used + needed > n_ctx {
+            let oldest = self
+                .sessions
+                .iter()
+                .enumerate()
+                .filter_map(|(index, slot)| match slot {
+                    Slot::Free { cached, freed } if !cached.is_empty() => Some((index, *freed)),
+                    _ => None,
+                })
+                .min_by_key(|(_, freed)| *freed);
+            let Some((index, _)) = oldest else { break };
+            if let Slot::Free { cached, .. } = &mut self.sessions[index] {
+                used -= cached.len();
+                cached.clear();
             }
-            self.ctx
-                .decode(&mut self.batch)
+            let _ = self.ctx.clear_kv_cache_seq(Some(index as u32), None, None);
+        }
+    }
+
+    /// Evaluates `tokens` at positions from `start` in `seq`: all but the last in
+    /// batches of `n_batch` without logits, then the last alone with logits. The last
+    /// token is always decoded on its own, so a prompt's first logits are the same
+    /// whether its prefix came from the cache (which re-decodes only the last token)
+    /// or was computed now: batch size changes the floating-point sums.
+    fn decode(&mut self, seq: i32, start: usize, tokens: &[TokenId]) -> Result<(), EngineError> {
+        let Some((&last, body)) = tokens.split_last() else {
+            return Ok(());
+        };
+        for (chunk_index, chunk) in body.chunks(self.n_batch).enumerate() {
+            let first = start + chunk_index * self.n_batch;
+            self.decode_batch(seq, first, chunk, false)?;
+        }
+        self.decode_batch(seq, start + body.len(), &[last], true)
+    }
+
+    /// One `decode` of `tokens` from position `first`; `logits` for the last one.
+    fn decode_batch(
+        &mut self,
+        seq: i32,
+        first: usize,
+        tokens: &[TokenId],
+        logits: bool,
+    ) -> Result<(), EngineError> {
+        self.batch.clear();
+        let last = tokens.len().saturating_sub(1);
+        for (i, &token) in tokens.iter().enumerate() {
+            self.batch
+                .add(
+                    LlamaToken(token),
+                    (first + i) as i32,
+                    &[seq],
+                    logits && i == last,
+                )
                 .map_err(|e| EngineError::Decode(e.to_string()))?;
         }
-        Ok(())
+        self.ctx
+            .decode(&mut self.batch)
+            .map_err(|e| EngineError::Decode(e.to_string()))
     }
 
     /// Validates the request, evaluates the new prompt tokens, samples the first token
@@ -392,6 +484,11 @@ impl<'m> Worker<'m> {
                 common = 0;
             }
         }
+        self.make_room(
+            seq,
+            common,
+            prompt.len() - common + request.max_tokens as usize,
+        );
         let started = Instant::now();
         if let Err(e) = self.decode(seq, common, &prompt[common..]) {
             let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
@@ -439,8 +536,10 @@ impl<'m> Worker<'m> {
             .iter()
             .enumerate()
             .filter_map(|(index, slot)| match slot {
-                Slot::Idle(tokens) => Some((index as i32, tokens.as_slice())),
-                _ => None,
+                Slot::Idle(tokens) | Slot::Free { cached: tokens, .. } => {
+                    Some((index as i32, tokens.as_slice()))
+                }
+                Slot::Generating => None,
             });
         let running = self.active.iter().map(|a| (a.seq, a.cached.as_slice()));
         idle.chain(running)

@@ -239,19 +239,20 @@ fn message(index: usize, raw: &Value) -> Result<Message, ApiError> {
         .get("role")
         .and_then(Value::as_str)
         .ok_or_else(|| ApiError::invalid(at("role"), "role is missing"))?;
-    let role =
-        match role_text {
-            "system" | "developer" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "tool" => Role::Tool,
-            other => return Err(ApiError::invalid(
+    let role = match role_text {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => {
+            return Err(ApiError::invalid(
                 at("role"),
                 format!(
                     "unknown role `{other}`; expected system, developer, user, assistant or tool"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let content = content_text(object.get("content"), &at("content"))?;
     let mut message = Message {
         role,
