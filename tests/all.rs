@@ -7,5 +7,6 @@ mod cli;
 mod concurrency;
 mod engine;
 mod run;
+mod serve;
 mod support;
 mod tool_calls;

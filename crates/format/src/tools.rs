@@ -101,7 +101,10 @@ impl ToolSet {
                 .function
                 .parameters
                 .clone()
-                .unwrap_or_else(|| json!({"type": "object"}));
+                // No parameters: the function takes none (not "any object").
+                .unwrap_or_else(
+                    || json!({"type": "object", "properties": {}, "additionalProperties": false}),
+                );
             let sanitized =
                 sanitize(&parameters, Limits::default()).map_err(|error| ToolSetError::Schema {
                     tool: name.clone(),
