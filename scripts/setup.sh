@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building rein needs on a fresh Debian/Ubuntu machine: cmake, a C/C++
-# compiler and libclang (llama.cpp and its bindings), python3 with pip (model pulls).
+# compiler and libclang (llama.cpp and its bindings), python3 with pip (model pulls)
+# and venv (the openai client test).
 # Does nothing when everything is present.
 set -euo pipefail
 
@@ -13,6 +14,7 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' && ! ls /usr/lib/l
 fi
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=(python3-venv)
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "rein setup: cargo is not installed; install Rust (rustup) first." >&2

@@ -9,6 +9,7 @@ scripts/setup.sh
 cargo build --release --locked --bin rein
 "${CARGO_TARGET_DIR:-target}/release/rein" models pull tiny
 scripts/fetch-fixtures.sh
+scripts/setup-python.sh
 cargo fmt --all --check
 cargo clippy --release --locked --workspace --all-targets -- -D warnings
 # Tests that load a model use every core (llama.cpp with OpenMP threads); run them one

@@ -6,6 +6,7 @@
 mod cli;
 mod concurrency;
 mod engine;
+mod openai_client;
 mod run;
 mod serve;
 mod support;
