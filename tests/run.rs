@@ -197,3 +197,50 @@ fn bench_reuse_and_concurrency_report_their_figures() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn run_drives_a_remote_openai_backend_served_by_rein_serve() {
+    tiny_model();
+    let (_server, url) = crate::support::serve(&["--sessions", "1", "--ctx", "4096"]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
+    let traces = tempfile::tempdir().unwrap();
+    let trace = traces.path().join("remote.jsonl");
+    let out = rein(&[
+        "run",
+        "--backend",
+        "openai",
+        "--base-url",
+        &url,
+        "--model",
+        "tiny",
+        "--workdir",
+        dir.path().to_str().unwrap(),
+        "--profile",
+        "structured",
+        "--max-turns",
+        "3",
+        "--reply-tokens",
+        "160",
+        "--ctx",
+        "4096",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--json",
+        "Read notes.txt and say what it contains.",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = last_json(&stdout(&out));
+    assert!(result["model"].as_str().unwrap().contains(&url), "{result}");
+    let turns = result["turns"].as_u64().unwrap();
+    assert!((1..=3).contains(&turns), "{result}");
+    assert!(result["tool_calls"].as_u64().unwrap() >= 1, "{result}");
+    assert!(result["prompt_tokens"].as_u64().unwrap() > 0, "{result}");
+    // The server's grammar made every call well-formed, named and valid.
+    let recoveries = result["recoveries"].as_object().unwrap();
+    for class in ["format", "unknown_tool", "schema"] {
+        assert!(!recoveries.contains_key(class), "{result}");
+    }
+    let replay = rein(&["replay", trace.to_str().unwrap()]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+}

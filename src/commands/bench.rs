@@ -1,6 +1,7 @@
 //! `rein bench`: measurements that need a loaded model. `reuse`: time to first token
 //! of a later turn with the cached prefix vs a full re-prefill of the same tokens;
-//! `concurrency`: aggregate decode tokens/s with 1, 2, 4, … sessions batched together.
+//! `concurrency`: aggregate decode tokens/s with 1, 2, 4, … sessions batched together;
+//! `serve`: an HTTP load test (bench_serve.rs).
 
 use std::time::Instant;
 
@@ -15,6 +16,8 @@ pub enum BenchCommand {
     Reuse(ReuseArgs),
     /// Aggregate decode tokens/s for several concurrent sessions.
     Concurrency(ConcurrencyArgs),
+    /// A bounded HTTP load test of `rein serve`: latency percentiles and tokens/s.
+    Serve(super::bench_serve::ServeBenchArgs),
 }
 
 /// Arguments of `rein bench reuse`.
@@ -50,13 +53,16 @@ pub struct ConcurrencyArgs {
 
 /// Runs `rein bench`.
 pub fn run(command: BenchCommand) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    };
     match command {
-        BenchCommand::Reuse(args) => runtime.block_on(reuse(args)),
-        BenchCommand::Concurrency(args) => runtime.block_on(concurrency(args)),
+        BenchCommand::Reuse(args) => runtime()?.block_on(reuse(args)),
+        BenchCommand::Concurrency(args) => runtime()?.block_on(concurrency(args)),
+        BenchCommand::Serve(args) => super::bench_serve::run(args),
     }
 }
 

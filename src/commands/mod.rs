@@ -1,6 +1,7 @@
 //! The subcommands, and the model resolution they share.
 
 pub mod bench;
+pub mod bench_serve;
 pub mod chat;
 pub mod models;
 pub mod replay;

@@ -1,12 +1,16 @@
 //! `rein run`: an agent works on a task in a workspace directory with the built-in
 //! tools, until it answers or a budget ends it; the answer and stop reason are printed.
+//! The model runs in this process, or behind an OpenAI-compatible server (`--backend openai`).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use rein_agent::{Agent, LocalBackend, Profile, RunConfig, RunResult, TraceWriter};
+use rein_agent::{
+    Agent, Backend, LocalBackend, Profile, RemoteBackend, RemoteSettings, RunConfig, RunResult,
+    TraceWriter,
+};
 use rein_llama::Engine;
 use rein_tools::{DescriptionStyle, Registry, ToolLimits, Workspace};
 
@@ -67,6 +71,19 @@ pub struct RunArgs {
     /// Print one JSON object with the result as the last line.
     #[arg(long)]
     pub json: bool,
+    /// local (the model in this process) or openai (an OpenAI-compatible server at
+    /// --base-url; --model names the model there).
+    #[arg(long, default_value = "local")]
+    pub backend: String,
+    /// The OpenAI-compatible API base for --backend openai (`http://host:8080/v1`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// The environment variable holding the remote server's bearer key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// The remote model's tokenizer.json, for token counts when the server reports none.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
 }
 
 /// Runs `rein run`.
@@ -85,21 +102,64 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         None => default_trace_path()?,
     };
     let trace = TraceWriter::create(&trace_path)?;
-    let path = args.model.resolve()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let result = runtime.block_on(async {
-        let engine_config = args
-            .model
-            .engine_config(path, Some(args.ctx.unwrap_or(8192)));
-        let engine = Engine::load(engine_config).await?;
-        let backend = LocalBackend::new(&engine).await?;
-        let mut agent = Agent::new(backend, workspace, &Registry::builtin(), config)?;
-        anyhow::Ok(agent.run(&args.task, Some(trace)).await)
-    })?;
+    let result = match args.backend.as_str() {
+        "local" => {
+            let path = args.model.resolve()?;
+            runtime.block_on(async {
+                let engine_config = args
+                    .model
+                    .engine_config(path, Some(args.ctx.unwrap_or(8192)));
+                let engine = Engine::load(engine_config).await?;
+                let backend = LocalBackend::new(&engine).await?;
+                run_agent(backend, workspace, config, &args.task, trace).await
+            })?
+        }
+        "openai" => {
+            let backend = RemoteBackend::new(remote_settings(&args)?)?;
+            runtime.block_on(run_agent(backend, workspace, config, &args.task, trace))?
+        }
+        other => anyhow::bail!("--backend must be local or openai, got `{other}`"),
+    };
     print_result(&result, args.json)
+}
+
+async fn run_agent<B: Backend>(
+    backend: B,
+    workspace: Workspace,
+    config: RunConfig,
+    task: &str,
+    trace: TraceWriter,
+) -> anyhow::Result<RunResult> {
+    let mut agent = Agent::new(backend, workspace, &Registry::builtin(), config)?;
+    Ok(agent.run(task, Some(trace)).await)
+}
+
+/// The remote server of `--backend openai`.
+fn remote_settings(args: &RunArgs) -> anyhow::Result<RemoteSettings> {
+    let base_url = args
+        .base_url
+        .clone()
+        .context("--backend openai needs --base-url (e.g. http://127.0.0.1:8080/v1)")?;
+    let mut settings = RemoteSettings::new(base_url, args.model.model.clone());
+    settings.api_key = match &args.api_key_env {
+        None => None,
+        Some(var) => Some(
+            std::env::var(var)
+                .ok()
+                .filter(|k| !k.trim().is_empty())
+                .with_context(|| {
+                    format!("--api-key-env {var}: the variable is not set or empty")
+                })?,
+        ),
+    };
+    settings.tokenizer = args.tokenizer.clone();
+    settings.context_tokens = args.ctx.map(|c| c as usize);
+    settings.timeout = Duration::from_secs(args.timeout.max(1));
+    Ok(settings)
 }
 
 fn run_config(args: &RunArgs) -> anyhow::Result<RunConfig> {

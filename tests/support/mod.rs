@@ -1,7 +1,8 @@
 //! Shared helpers: where the tiny model is, and how to run the `rein` binary.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use rein_models::{Manifest, ModelCache};
 
@@ -35,4 +36,38 @@ pub fn stdout(output: &Output) -> String {
 /// stderr as text.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `rein serve` on a free port; killed when dropped.
+pub struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `rein serve` with `args` and returns it with its base URL.
+pub fn serve(args: &[&str]) -> (Served, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(["serve", "--model", "tiny", "--no-pull", "--port", "0"])
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start rein serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let served = Served(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read the address");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (served, url)
 }

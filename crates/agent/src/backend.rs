@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use rein_format::ToolChoice;
 use rein_protocol::{Grammar, Message};
 use serde_json::Value;
 
@@ -16,6 +17,10 @@ pub struct TurnRequest {
     pub tools: Option<Vec<Value>>,
     /// The decoding constraint, if any.
     pub grammar: Option<Grammar>,
+    /// Which calls the turn allows (what the grammar enforces; remote backends pass it on).
+    pub tool_choice: ToolChoice,
+    /// Whether a reply may hold several calls.
+    pub parallel_calls: bool,
     /// Most tokens in the reply.
     pub max_tokens: u32,
     /// Strings that end the reply.

@@ -480,6 +480,12 @@ impl<B: Backend> Agent<B> {
             } else {
                 self.grammar.clone()
             },
+            tool_choice: if force_call || self.config.profile == Profile::Structured {
+                ToolChoice::Required
+            } else {
+                ToolChoice::Auto
+            },
+            parallel_calls: self.config.parallel_calls,
             max_tokens: max_tokens
                 .min(u32::try_from(remaining).unwrap_or(u32::MAX))
                 .max(1),

@@ -90,7 +90,7 @@ impl<'a> ReplyReader<'a> {
             Some(parser) => {
                 let finished = parser.finish(cut_off);
                 for rejected in &finished.reply.rejected {
-                    tracing::warn!(text = %rejected.text, "a call was not returned: {:?}", rejected.rejection);
+                    tracing::debug!(text = %rejected.text, "a call was not returned: {:?}", rejected.rejection);
                 }
                 self.read(finished.events)
             }
