@@ -523,6 +523,7 @@ fn requests_beyond_the_queue_timeout_get_503_with_retry_after() {
         ureq::post(&format!("{url}/v1/chat/completions"))
             .send_json(long_reply())
             .map(|r| r.status())
+            .map_err(|e| e.to_string())
     });
     let deadline = Instant::now() + Duration::from_secs(30);
     while server.health()["sessions"]["busy"] != 1 {
