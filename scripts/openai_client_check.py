@@ -31,7 +31,7 @@ def main(base_url: str) -> None:
     model = models.data[0].id
     messages = [{"role": "user", "content": "What is the weather in Paris?"}]
 
-    first = client.chat.completions.create(
+    call_request = dict(
         model=model,
         messages=messages,
         tools=TOOLS,
@@ -40,6 +40,7 @@ def main(base_url: str) -> None:
         temperature=0,
         max_tokens=200,
     )
+    first = client.chat.completions.create(**call_request)
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls", choice
     calls = choice.message.tool_calls
@@ -51,16 +52,7 @@ def main(base_url: str) -> None:
 
     # The same request streamed: the client assembles the same call.
     streamed_name, streamed_arguments, finish = "", "", None
-    stream = client.chat.completions.create(
-        model=model,
-        messages=messages,
-        tools=TOOLS,
-        tool_choice="required",
-        parallel_tool_calls=False,
-        temperature=0,
-        max_tokens=200,
-        stream=True,
-    )
+    stream = client.chat.completions.create(**call_request, stream=True)
     for chunk in stream:
         if not chunk.choices:
             continue

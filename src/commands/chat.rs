@@ -6,9 +6,7 @@ use std::io::Write;
 
 use anyhow::Context;
 use clap::Args;
-use rein_format::{
-    hermes, ChatTemplate, Family, RenderContext, ToolChoice, ToolFormat, ToolSet, CHATML_TEMPLATE,
-};
+use rein_format::{hermes, Family, ModelFormat, RenderContext, ToolChoice, ToolFormat, ToolSet};
 use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
@@ -103,17 +101,8 @@ async fn chat(
     let config = args.model.engine_config(path, args.ctx);
     let engine = Engine::load(config).await?;
     let info = engine.info();
-    let template_source = info.chat_template.clone().unwrap_or_else(|| {
-        tracing::warn!("the model has no chat template; using ChatML");
-        CHATML_TEMPLATE.to_string()
-    });
-    let template = ChatTemplate::new(&template_source)?;
-    let architecture = info
-        .description
-        .split_whitespace()
-        .next()
-        .unwrap_or_default();
-    let family = Family::detect(&template_source, architecture);
+    let ModelFormat { template, family } =
+        ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
     let native_tools = template.supports_tools() && tool_format == ToolFormat::Native;
     tracing::info!(
         family = family.as_str(),

@@ -66,6 +66,20 @@ impl ModelArgs {
     }
 }
 
+/// The bearer key held by the environment variable `var`, when one is named; an unset
+/// or empty variable is an error rather than a server or client without a key.
+pub fn api_key_from_env(var: Option<&str>) -> anyhow::Result<Option<String>> {
+    use anyhow::Context;
+    let Some(var) = var else {
+        return Ok(None);
+    };
+    std::env::var(var)
+        .ok()
+        .filter(|k| !k.trim().is_empty())
+        .map(Some)
+        .with_context(|| format!("--api-key-env {var}: the variable is not set or empty"))
+}
+
 /// Bytes in a human unit (MiB/GiB, two decimals).
 pub fn human_bytes(bytes: u64) -> String {
     const MIB: f64 = 1024.0 * 1024.0;

@@ -145,17 +145,7 @@ fn remote_settings(args: &RunArgs) -> anyhow::Result<RemoteSettings> {
         .clone()
         .context("--backend openai needs --base-url (e.g. http://127.0.0.1:8080/v1)")?;
     let mut settings = RemoteSettings::new(base_url, args.model.model.clone());
-    settings.api_key = match &args.api_key_env {
-        None => None,
-        Some(var) => Some(
-            std::env::var(var)
-                .ok()
-                .filter(|k| !k.trim().is_empty())
-                .with_context(|| {
-                    format!("--api-key-env {var}: the variable is not set or empty")
-                })?,
-        ),
-    };
+    settings.api_key = super::api_key_from_env(args.api_key_env.as_deref())?;
     settings.tokenizer = args.tokenizer.clone();
     settings.context_tokens = args.ctx.map(|c| c as usize);
     settings.timeout = Duration::from_secs(args.timeout.max(1));

@@ -49,17 +49,7 @@ pub struct ServeArgs {
 /// Runs `rein serve` until Ctrl-C.
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let tool_format: ToolFormat = args.tool_format.parse()?;
-    let api_key = match &args.api_key_env {
-        None => None,
-        Some(var) => Some(
-            std::env::var(var)
-                .ok()
-                .filter(|k| !k.trim().is_empty())
-                .with_context(|| {
-                    format!("--api-key-env {var}: the variable is not set or empty")
-                })?,
-        ),
-    };
+    let api_key = super::api_key_from_env(args.api_key_env.as_deref())?;
     if !args.host.is_loopback() && api_key.is_none() {
         tracing::warn!(
             "listening on {} without --api-key-env: anyone who can reach this address can use the model",

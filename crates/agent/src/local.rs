@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use rein_format::{ChatTemplate, Family, RenderContext, CHATML_TEMPLATE};
+use rein_format::{ChatTemplate, Family, ModelFormat, RenderContext};
 use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, Session, StopReason};
 
 use crate::backend::{Backend, BackendError, Completion, TurnRequest};
@@ -32,18 +32,8 @@ impl LocalBackend {
     /// model has none).
     pub async fn new(engine: &Engine) -> Result<Self, BackendError> {
         let info = engine.info();
-        let source = info.chat_template.clone().unwrap_or_else(|| {
-            tracing::warn!("the model has no chat template; using ChatML");
-            CHATML_TEMPLATE.to_string()
-        });
-        let template = ChatTemplate::new(&source)?;
-        let architecture = info
-            .description
-            .split_whitespace()
-            .next()
-            .unwrap_or_default();
-        let family = Family::detect(&source, architecture);
-        tracing::debug!(family = family.as_str(), "tool-call family");
+        let ModelFormat { template, family } =
+            ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
         let session = engine.session().await?;
         let file = info
             .path

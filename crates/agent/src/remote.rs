@@ -351,6 +351,29 @@ mod tests {
     }
 
     #[test]
+    fn token_counts_use_the_given_tokenizer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokenizer.json");
+        let tokenizer = json!({
+            "version": "1.0",
+            "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null,
+            "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": null, "decoder": null,
+            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "read": 1, "the": 2, "file": 3},
+                      "unk_token": "[UNK]"}
+        });
+        std::fs::write(&path, tokenizer.to_string()).unwrap();
+        let mut settings = RemoteSettings::new("http://127.0.0.1:9/v1", "m");
+        settings.tokenizer = Some(path);
+        let backend = RemoteBackend::new(settings).unwrap();
+        // Five words and a comma: six tokens; the estimate says 7 (26 characters / 4).
+        assert_eq!(backend.count("read the file, then reread"), 6);
+        let plain = RemoteBackend::new(RemoteSettings::new("http://127.0.0.1:9/v1", "m")).unwrap();
+        assert_eq!(plain.count("read the file, then reread"), 7);
+    }
+
+    #[test]
     fn a_missing_tokenizer_file_is_a_clear_error() {
         let mut settings = RemoteSettings::new("http://127.0.0.1:9/v1", "m");
         settings.tokenizer = Some("/nonexistent/tokenizer.json".into());

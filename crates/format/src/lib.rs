@@ -5,11 +5,13 @@
 
 pub mod family;
 pub mod hermes;
+mod model_format;
 mod pyjson;
 pub mod stream;
 mod template;
 mod tools;
 
 pub use family::{Family, FamilyStream, ToolFormat, UnknownFamily, UnknownToolFormat, REGISTRY};
+pub use model_format::ModelFormat;
 pub use template::{ChatTemplate, RenderContext, TemplateError, CHATML_TEMPLATE};
 pub use tools::{PreparedTool, ToolChoice, ToolSet, ToolSetError};

@@ -227,3 +227,13 @@ pub struct ModelInfo {
     /// Sessions that may exist at once.
     pub max_sessions: u32,
 }
+
+impl ModelInfo {
+    /// The architecture (`general.architecture`, the description's first word).
+    pub fn architecture(&self) -> &str {
+        self.description
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+    }
+}

@@ -87,12 +87,11 @@ async fn answer(
     generate.stop = turn.stop.clone();
     generate.grammar = model.grammar(&turn);
 
-    let session = {
+    let mut session = {
         let _waiting = state.waiting();
         model.engine().session().await?
     };
     let busy = state.busy();
-    let mut session = session;
     let mut stream = session.generate_stream(generate)?;
     // The first event settles errors (a grammar that does not compile) before a
     // status is sent.
@@ -150,10 +149,7 @@ async fn whole_response(
     first: GenerateEvent,
     id: &str,
 ) -> Result<Response, ApiError> {
-    let tools = turn
-        .tools
-        .as_ref()
-        .filter(|_| state.model.parses_calls(turn));
+    let tools = turn.tools.as_ref().filter(|_| turn.offers_tools());
     let mut reader = ReplyReader::new(state.model.family(), tools, call_prefix(id));
     let mut gathered = Gathered::default();
     let mut event = first;
@@ -230,10 +226,7 @@ async fn produce(
                 .is_ok()
         }
     };
-    let tools = turn
-        .tools
-        .as_ref()
-        .filter(|_| state.model.parses_calls(&turn));
+    let tools = turn.tools.as_ref().filter(|_| turn.offers_tools());
     let mut reader = ReplyReader::new(state.model.family(), tools, call_prefix(&id));
     if !send(chunk(json!({"role": "assistant", "content": ""}), None)).await {
         state.cancelled();

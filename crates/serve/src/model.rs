@@ -1,7 +1,7 @@
 //! The served model: its engine, chat template and tool-call family, and how one turn
 //! becomes a prompt and a decoding constraint.
 
-use rein_format::{ChatTemplate, Family, RenderContext, ToolChoice, ToolFormat, CHATML_TEMPLATE};
+use rein_format::{ChatTemplate, Family, ModelFormat, RenderContext, ToolFormat};
 use rein_llama::Engine;
 use rein_protocol::{Grammar, Message, Role};
 
@@ -41,17 +41,8 @@ impl ServedModel {
         context_per_request: u32,
     ) -> Result<Self, rein_format::TemplateError> {
         let info = engine.info();
-        let source = info.chat_template.clone().unwrap_or_else(|| {
-            tracing::warn!("the model has no chat template; using ChatML");
-            CHATML_TEMPLATE.to_string()
-        });
-        let template = ChatTemplate::new(&source)?;
-        let architecture = info
-            .description
-            .split_whitespace()
-            .next()
-            .unwrap_or_default();
-        let family = Family::detect(&source, architecture);
+        let ModelFormat { template, family } =
+            ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
         let native_tools = template.supports_tools() && tool_format == ToolFormat::Native;
         tracing::info!(
             family = family.as_str(),
@@ -165,10 +156,5 @@ impl ServedModel {
                 Some(Grammar::strict(rein_schema::schema_grammar(schema)))
             }
         }
-    }
-
-    /// Whether a reply to `turn` is read for calls.
-    pub fn parses_calls(&self, turn: &Turn) -> bool {
-        turn.offers_tools() && turn.choice != ToolChoice::None
     }
 }

@@ -92,11 +92,6 @@ impl Turn {
     pub fn offers_tools(&self) -> bool {
         self.choice != ToolChoice::None && self.tools.as_ref().is_some_and(|t| !t.is_empty())
     }
-
-    /// Whether the reply must be calls only.
-    pub fn calls_only(&self) -> bool {
-        matches!(self.choice, ToolChoice::Required | ToolChoice::Named(_))
-    }
 }
 
 /// Default sampling temperature when a request sets none.
