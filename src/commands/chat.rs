@@ -101,14 +101,9 @@ async fn chat(
     let config = args.model.engine_config(path, args.ctx);
     let engine = Engine::load(config).await?;
     let info = engine.info();
-    let ModelFormat { template, family } =
-        ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
-    let native_tools = template.supports_tools() && tool_format == ToolFormat::Native;
-    tracing::info!(
-        family = family.as_str(),
-        tool_format = if native_tools { "native" } else { "emulated" },
-        "tool calls"
-    );
+    let format = ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
+    let native_tools = format.native_tools(tool_format);
+    let ModelFormat { template, family } = format;
     let definitions = tools
         .as_ref()
         .map(ToolSet::definitions)

@@ -1,7 +1,7 @@
 //! A model's chat format from its GGUF metadata: the chat template (ChatML when the
 //! model has none) and the tool-call family it implies.
 
-use crate::{ChatTemplate, Family, TemplateError, CHATML_TEMPLATE};
+use crate::{ChatTemplate, Family, TemplateError, ToolFormat, CHATML_TEMPLATE};
 
 /// How a model's prompts are written and its calls read.
 #[derive(Debug)]
@@ -26,6 +26,18 @@ impl ModelFormat {
             template: ChatTemplate::new(source)?,
             family,
         })
+    }
+
+    /// Whether the template renders the tools itself under `tool_format` (native), or
+    /// they are taught in the system prompt (emulated); logs the choice.
+    pub fn native_tools(&self, tool_format: ToolFormat) -> bool {
+        let native = self.template.supports_tools() && tool_format == ToolFormat::Native;
+        tracing::info!(
+            family = self.family.as_str(),
+            tool_format = if native { "native" } else { "emulated" },
+            "tool calls"
+        );
+        native
     }
 }
 

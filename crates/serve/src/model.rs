@@ -41,14 +41,9 @@ impl ServedModel {
         context_per_request: u32,
     ) -> Result<Self, rein_format::TemplateError> {
         let info = engine.info();
-        let ModelFormat { template, family } =
-            ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
-        let native_tools = template.supports_tools() && tool_format == ToolFormat::Native;
-        tracing::info!(
-            family = family.as_str(),
-            tool_format = if native_tools { "native" } else { "emulated" },
-            "tool calls"
-        );
+        let format = ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
+        let native_tools = format.native_tools(tool_format);
+        let ModelFormat { template, family } = format;
         Ok(Self {
             bos_token: info.bos_token.clone(),
             eos_token: info.eos_token.clone(),
