@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building rein needs on a fresh Debian/Ubuntu machine: cmake, a C/C++
 # compiler and libclang (llama.cpp and its bindings), python3 with pip (model pulls)
-# and venv (the openai client test).
+# and venv (the openai client test), and a TrueType font (labels of `rein eval` plots).
 # Does nothing when everything is present.
 set -euo pipefail
 
@@ -15,6 +15,10 @@ fi
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=(python3-venv)
+if [ -z "${REIN_FONT:-}" ] && ! ls /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/TTF/DejaVuSans.ttf \
+    /usr/share/fonts/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf >/dev/null 2>&1; then
+  missing+=(fonts-dejavu-core)
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "rein setup: cargo is not installed; install Rust (rustup) first." >&2

@@ -31,6 +31,9 @@ enum Command {
     Bench(commands::bench::BenchCommand),
     /// Serve the model over an OpenAI-compatible HTTP API.
     Serve(commands::serve::ServeArgs),
+    /// Run evaluation suites (A/B across profiles, models, KV types, quantizations)
+    /// and write results, a report and plots.
+    Eval(commands::eval::EvalArgs),
     /// Print a run's trace readably.
     Replay(commands::replay::ReplayArgs),
     /// List, pull, locate and inspect models.
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Chat(args) => commands::chat::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        Command::Eval(args) => commands::eval::run(args),
         Command::Replay(args) => commands::replay::run(args),
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),

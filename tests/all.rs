@@ -6,6 +6,7 @@
 mod cli;
 mod concurrency;
 mod engine;
+mod eval;
 mod openai_client;
 mod run;
 mod serve;

@@ -3,7 +3,9 @@
 pub mod bench;
 pub mod bench_serve;
 pub mod chat;
+pub mod eval;
 pub mod models;
+pub mod quantize;
 pub mod replay;
 pub mod run;
 pub mod serve;

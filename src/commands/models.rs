@@ -1,4 +1,4 @@
-//! `rein models`: list, pull, path, inspect.
+//! `rein models`: list, pull, path, inspect, quantize.
 
 use clap::Subcommand;
 use rein_models::{
@@ -33,6 +33,23 @@ pub enum ModelsCommand {
         /// KV cache type for the memory estimate: f32, f16, q8_0, q4_0.
         #[arg(long, default_value = "f16")]
         kv: KvCacheType,
+    },
+    /// Write quantized copies of a model into the cache (llama.cpp's quantizer).
+    Quantize {
+        /// A model name, a .gguf path, or hf:owner/repo/file.gguf.
+        model: String,
+        /// Types, comma-separated: q8_0, q6_k, q5_k_m, q4_k_m, q3_k_m, q2_k.
+        #[arg(long)]
+        to: String,
+        /// Quantize a source that is already quantized (marked in the file's record).
+        #[arg(long)]
+        allow_requantize: bool,
+        /// Write files that already exist again.
+        #[arg(long)]
+        force: bool,
+        /// CPU threads (default: all cores).
+        #[arg(long)]
+        threads: Option<u32>,
     },
 }
 
@@ -81,6 +98,13 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
             let info = GgufInfo::read(&path)?;
             print_info(&info, ctx, kv);
         }
+        ModelsCommand::Quantize {
+            model,
+            to,
+            allow_requantize,
+            force,
+            threads,
+        } => super::quantize::quantize(&model, &to, allow_requantize, force, threads)?,
     }
     Ok(())
 }

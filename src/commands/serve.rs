@@ -95,7 +95,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// memory the machine has free.
 fn check_memory(info: &GgufInfo, total_ctx: u32, sessions: u32) -> anyhow::Result<()> {
     let estimate = info.memory_estimate(u64::from(total_ctx), KvCacheType::F16);
-    let Some(available) = available_memory() else {
+    let Some(available) = rein_models::available_memory() else {
         return Ok(());
     };
     if estimate.total_bytes() > available {
@@ -109,12 +109,4 @@ fn check_memory(info: &GgufInfo, total_ctx: u32, sessions: u32) -> anyhow::Resul
         );
     }
     Ok(())
-}
-
-/// `MemAvailable` from /proc/meminfo, in bytes (Linux).
-fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }

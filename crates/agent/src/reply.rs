@@ -59,6 +59,36 @@ pub fn read_strict(family: Family, text: &str, cut_off: bool, calls_only: bool) 
     }
 }
 
+/// A reply that is nothing but calls written as bare JSON objects
+/// (`{"name": .., "arguments": {..}}`, one or more, optionally in one ```json fence),
+/// parsed strictly: every object has exactly those two keys, a string name and object
+/// arguments, and nothing else is in the reply. `None` for anything less clear.
+pub fn read_bare_calls(text: &str) -> Option<Vec<ProposedCall>> {
+    let mut body = text.trim();
+    if let Some(inner) = body.strip_prefix("```") {
+        let inner = inner.strip_prefix("json").unwrap_or(inner);
+        body = inner.strip_suffix("```")?.trim();
+    }
+    if !body.starts_with('{') {
+        return None;
+    }
+    let mut calls = Vec::new();
+    for value in serde_json::Deserializer::from_str(body).into_iter::<Value>() {
+        let Value::Object(mut map) = value.ok()? else {
+            return None;
+        };
+        if map.len() != 2 {
+            return None;
+        }
+        let Some(Value::String(name)) = map.remove("name") else {
+            return None;
+        };
+        let arguments = map.remove("arguments").filter(Value::is_object)?;
+        calls.push(ProposedCall { name, arguments });
+    }
+    (!calls.is_empty()).then_some(calls)
+}
+
 /// Naive reading, the way a harness without a grammar reads output: calls in
 /// `family`'s syntax if they parse, else any JSON object in the text that looks like a call (`name` or
 /// `function`, with `arguments` or `parameters`, fenced or not); otherwise the text
@@ -274,5 +304,32 @@ mod tests {
         assert!(
             matches!(read_react("Action: shell\nAction Input: ls -la"), Reading::Unreadable(m) if m.contains("JSON object"))
         );
+    }
+}
+
+#[cfg(test)]
+mod bare_call_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_replies_that_are_wholly_calls_are_read_as_bare_calls() {
+        let one = read_bare_calls("{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n")
+            .unwrap();
+        assert_eq!(one[0].name, "list_dir");
+        assert_eq!(one[0].arguments, json!({"path": "."}));
+        let two = read_bare_calls("```json\n{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {}}\n```");
+        assert_eq!(two.map(|c| c.len()), Some(2));
+        for text in [
+            "Sure: {\"name\": \"a\", \"arguments\": {}}",
+            "{\"name\": \"a\", \"arguments\": {}} and then",
+            "{\"name\": \"a\", \"arguments\": \"{}\"}",
+            "{\"name\": \"a\", \"arguments\": {}, \"id\": 1}",
+            "{\"function\": \"a\", \"arguments\": {}}",
+            "{\"name\": \"a\", \"arguments\": {\"path\": ",
+            "The answer is 42.",
+        ] {
+            assert_eq!(read_bare_calls(text), None, "{text}");
+        }
     }
 }

@@ -16,7 +16,7 @@ use crate::context::{compact, ContextPolicy};
 use crate::profile::Profile;
 use crate::prompt::{system_prompt, verification_note, wrap_untrusted};
 use crate::recovery::{self, FailureClass, FailureCounts};
-use crate::reply::{read_loose, read_react, read_strict, ProposedCall, Reading};
+use crate::reply::{read_bare_calls, read_loose, read_react, read_strict, ProposedCall, Reading};
 use crate::result::{RunResult, StopReason};
 use crate::schedule;
 use crate::trace::{TraceEvent, TraceWriter};
@@ -302,6 +302,33 @@ impl<B: Backend> Agent<B> {
                         RetryMode::Same,
                     )
                 }
+                Reading::Answer(text)
+                    if profile == Profile::Full && self.bare_calls(&text).is_some() =>
+                {
+                    // The reply is nothing but calls to known tools in strict JSON,
+                    // only without the call markers: run them rather than spend a turn
+                    // on a retry, and record that the format was repaired.
+                    let calls = self.bare_calls(&text).unwrap_or_default();
+                    emit(
+                        &mut trace,
+                        TraceEvent::FormatRepaired {
+                            turn: state.turns,
+                            detail: format!(
+                                "{} call(s) written as bare JSON without the call markers",
+                                calls.len()
+                            ),
+                        },
+                    );
+                    self.step(
+                        &mut state,
+                        &mut trace,
+                        &mut history,
+                        &completion,
+                        None,
+                        calls,
+                    )
+                    .await
+                }
                 Reading::Answer(text) => {
                     let misformatted = (profile == Profile::Full)
                         .then(|| self.misformatted_call(&text))
@@ -545,22 +572,54 @@ impl<B: Backend> Agent<B> {
     }
 
     /// When an answer is really a call written in some other format (a JSON object
-    /// naming one of the tools, or an obvious variant of one): that call, written the
-    /// right way.
+    /// naming one of the tools, an obvious variant of one, or a tool its arguments
+    /// alone identify): that call, written the right way.
     fn misformatted_call(&self, text: &str) -> Option<String> {
-        let names: Vec<&str> = self.tools.tools().iter().map(|t| t.name.as_str()).collect();
         let Reading::Calls { calls, .. } = read_loose(self.family, text) else {
             return None;
         };
         let call = calls.into_iter().find_map(|c| {
-            let name = if names.contains(&c.name.as_str()) {
+            let name = if self.tools.get(&c.name).is_some() {
                 Some(c.name.clone())
             } else {
-                recovery::repair_tool_name(&c.name, &names)
+                self.repaired_name(&c.name, &c.arguments)
             }?;
             Some((name, c.arguments))
         })?;
         Some(self.family.call_text(&call.0, &call.1))
+    }
+
+    /// The reply's calls when it is wholly bare JSON calls to tools that exist (or
+    /// that [`Self::repaired_name`] finds without doubt).
+    fn bare_calls(&self, text: &str) -> Option<Vec<ProposedCall>> {
+        read_bare_calls(text).filter(|calls| {
+            calls.iter().all(|call| {
+                self.tools.get(&call.name).is_some()
+                    || self.repaired_name(&call.name, &call.arguments).is_some()
+            })
+        })
+    }
+
+    /// The tool an unknown name means: an obvious variant of a tool's name, else the
+    /// only tool whose schema the arguments satisfy (`{"command": ..}` is the shell
+    /// whatever the model called it). `None` when that is ambiguous.
+    fn repaired_name(&self, name: &str, arguments: &serde_json::Value) -> Option<String> {
+        let names: Vec<&str> = self.tools.tools().iter().map(|t| t.name.as_str()).collect();
+        if let Some(repaired) = recovery::repair_tool_name(name, &names) {
+            return Some(repaired);
+        }
+        if arguments.as_object().is_none_or(|args| args.is_empty()) {
+            return None;
+        }
+        let mut fitting = self
+            .tools
+            .tools()
+            .iter()
+            .filter(|tool| tool.validator.check_value(arguments.clone()).is_ok());
+        match (fitting.next(), fitting.next()) {
+            (Some(only), None) => Some(only.name.clone()),
+            _ => None,
+        }
     }
 
     fn should_hold_answer(&self, state: &RunState) -> bool {
@@ -716,7 +775,7 @@ impl<B: Backend> Agent<B> {
             call.name.clone()
         } else {
             let repaired = (self.config.profile == Profile::Full)
-                .then(|| recovery::repair_tool_name(&call.name, &names))
+                .then(|| self.repaired_name(&call.name, &call.arguments))
                 .flatten();
             match repaired {
                 Some(name) => {

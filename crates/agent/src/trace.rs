@@ -80,6 +80,14 @@ pub enum TraceEvent {
         /// As run.
         to: String,
     },
+    /// A reply that was wholly calls, written without the family's call markers, was
+    /// read as those calls.
+    FormatRepaired {
+        /// The turn.
+        turn: u32,
+        /// What was repaired.
+        detail: String,
+    },
     /// Arguments were coerced to their declared types.
     Coerced {
         /// The turn.
@@ -184,6 +192,7 @@ impl TraceEvent {
                 note.as_ref().map(|n| format!("\n     note: {}", n.replace('\n', " "))).unwrap_or_default()
             ),
             TraceEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
+            TraceEvent::FormatRepaired { detail, .. } => format!("   ~ format repaired: {detail}"),
             TraceEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
             TraceEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
                 "   {} {id} {name} [group {group}, {ms} ms{}]\n{}",

@@ -525,6 +525,53 @@ fn structured_forces_calls_and_finishes_through_the_finish_tool() {
 }
 
 #[test]
+fn a_reply_that_is_only_bare_json_calls_runs_them_without_a_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}".into(),
+            "It says alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("It says alpha."));
+    assert!(recoveries(&r.events).is_empty());
+    assert_eq!(r.result.tool_calls, 1);
+    assert_eq!(r.agent.backend().requests.len(), 2, "no retry turn");
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::FormatRepaired { .. })));
+    // A made-up name whose arguments fit exactly one tool's schema is that tool.
+    let r = run(
+        dir.path(),
+        vec![
+            "{\"name\": \"run_tests.sh\", \"arguments\": {\"command\": \"echo hi\"}}".into(),
+            "Done.".into(),
+        ],
+    );
+    assert_eq!(r.result.tool_calls, 1);
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::NameRepaired { to, .. } if to == "shell")));
+    // An unknown name with arguments that fit several tools is not run.
+    let r = run(
+        dir.path(),
+        vec![
+            "{\"name\": \"stats\", \"arguments\": {\"path\": \"a.txt\"}}".into(),
+            "Done.".into(),
+        ],
+    );
+    assert_eq!(r.result.tool_calls, 0);
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::FormatRepaired { .. })));
+}
+
+#[test]
 fn a_call_in_another_format_is_retried_under_the_calls_only_grammar() {
     let dir = tempfile::tempdir().unwrap();
     let r = run(

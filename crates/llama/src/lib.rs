@@ -8,6 +8,7 @@ mod backend;
 mod engine;
 mod error;
 mod generation;
+mod quantize;
 mod sampler;
 mod stop;
 mod types;
@@ -16,8 +17,9 @@ mod worker;
 
 pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
+pub use quantize::{quantize, QuantizeError, QuantizeTarget};
 pub use rein_protocol::Grammar;
 pub use types::{
-    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine, ModelInfo, Prompt,
-    SamplingParams, StopReason, TokenId,
+    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine, KvCacheType,
+    ModelInfo, Prompt, SamplingParams, StopReason, TokenId,
 };

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use rein_models::KvCacheType;
+
 /// A token id of the loaded model's vocabulary.
 pub type TokenId = i32;
 
@@ -28,6 +30,8 @@ pub struct EngineConfig {
     pub queue_timeout: Duration,
     /// Which library enforces grammars.
     pub grammar_engine: GrammarEngine,
+    /// The KV cache's element type (f16 by default; q8_0 and q4_0 halve and quarter it).
+    pub kv_type: KvCacheType,
 }
 
 /// The library that enforces a grammar while sampling.
@@ -54,6 +58,7 @@ impl EngineConfig {
             max_sessions: 1,
             queue_timeout: Duration::from_secs(300),
             grammar_engine: GrammarEngine::Gbnf,
+            kv_type: KvCacheType::F16,
         }
     }
 }

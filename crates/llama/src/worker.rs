@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
-use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::params::{KvCacheType as LlamaKvType, LlamaContextParams};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
@@ -18,8 +18,8 @@ use crate::backend::backend;
 use crate::generation::{Active, Events, Prefilled};
 use crate::sampler::{build_grammar, build_sampler, TokenPicker};
 use crate::{
-    EngineConfig, EngineError, GenerateEvent, GenerateRequest, GrammarEngine, ModelInfo, Prompt,
-    StopReason, TokenId,
+    EngineConfig, EngineError, GenerateEvent, GenerateRequest, GrammarEngine, KvCacheType,
+    ModelInfo, Prompt, StopReason, TokenId,
 };
 
 /// Largest context chosen when the user does not set one.
@@ -175,7 +175,15 @@ impl<'m> Worker<'m> {
             .with_n_threads(threads as i32)
             .with_n_threads_batch(threads as i32)
             .with_n_seq_max(sessions)
-            .with_kv_unified(true);
+            .with_kv_unified(true)
+            .with_type_k(kv_cache_type(config.kv_type))
+            .with_type_v(kv_cache_type(config.kv_type));
+        // llama.cpp stores a quantized V cache only with flash attention.
+        let params = if config.kv_type == KvCacheType::F16 || config.kv_type == KvCacheType::F32 {
+            params
+        } else {
+            params.with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_ENABLED)
+        };
         let ctx = model
             .new_context(backend, params)
             .map_err(|e| EngineError::Context {
@@ -651,5 +659,15 @@ impl<'m> Worker<'m> {
         if let Some(slot) = self.sessions.get_mut(seq as usize) {
             *slot = Slot::Idle(cached);
         }
+    }
+}
+
+/// llama.cpp's name for a KV cache element type.
+fn kv_cache_type(kind: KvCacheType) -> LlamaKvType {
+    match kind {
+        KvCacheType::F32 => LlamaKvType::F32,
+        KvCacheType::F16 => LlamaKvType::F16,
+        KvCacheType::Q8_0 => LlamaKvType::Q8_0,
+        KvCacheType::Q4_0 => LlamaKvType::Q4_0,
     }
 }

@@ -31,6 +31,15 @@ impl ModelCache {
         &self.dir
     }
 
+    /// Where `rein models quantize` writes `label` quantized to `quant`:
+    /// `quantized/<label>.<quant>.gguf` (with a `.json` file beside it saying what it
+    /// came from).
+    pub fn quantized_path(&self, label: &str, quant: &str) -> PathBuf {
+        self.dir
+            .join("quantized")
+            .join(format!("{label}.{}.gguf", quant.to_ascii_lowercase()))
+    }
+
     /// Where `entry` lives once pulled.
     pub fn path_for(&self, entry: &ModelEntry) -> PathBuf {
         self.dir.join(&entry.file)

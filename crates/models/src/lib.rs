@@ -20,6 +20,8 @@ pub use error::ModelError;
 pub use gguf::{validate_gguf, GgufInfo};
 pub use hub::{HubSettings, HubSource};
 pub use manifest::{Manifest, ModelEntry, PackageSpec};
-pub use memory::{KvCacheType, MemoryEstimate};
-pub use pull::{pull_model, PipCommand, ProgressUnit, PullOutcome, PullProgress, SilentProgress};
+pub use memory::{available_memory, KvCacheType, MemoryEstimate};
+pub use pull::{
+    file_sha256, pull_model, PipCommand, ProgressUnit, PullOutcome, PullProgress, SilentProgress,
+};
 pub use resolve::{resolve_model, ModelRef, ResolveOptions};

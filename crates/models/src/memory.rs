@@ -142,3 +142,12 @@ mod tests {
         assert!("q5_1".parse::<KvCacheType>().unwrap_err().contains("q4_0"));
     }
 }
+
+/// The memory the machine has free for new allocations (`MemAvailable` from
+/// /proc/meminfo), in bytes; `None` where that is not known (non-Linux).
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -264,6 +264,14 @@ fn import_name(package: &PackageSpec) -> String {
     package.name.replace(['-', '.'], "_")
 }
 
+/// The sha256 of a file, lowercase hex (read in one pass, no copy kept).
+pub fn file_sha256(path: &Path) -> Result<String, ModelError> {
+    let mut file = File::open(path).map_err(ModelError::io("opening", path))?;
+    let mut hashing = HashingWriter::new(std::io::sink());
+    std::io::copy(&mut file, &mut hashing).map_err(ModelError::io("hashing", path))?;
+    Ok(hashing.finish().1)
+}
+
 /// A writer that hashes and counts what passes through it.
 struct HashingWriter<W> {
     inner: W,

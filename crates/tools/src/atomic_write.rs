@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Writes `contents` to `path` atomically; an existing file keeps its permissions.
 /// The parent directory must exist.
-pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
+pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
     let directory = path.parent().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,

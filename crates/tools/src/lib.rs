@@ -21,6 +21,7 @@ mod tool;
 mod tools;
 mod workspace;
 
+pub use atomic_write::write_atomically;
 pub use confine::Confinement;
 pub use limits::ToolLimits;
 pub use outcome::{Access, ToolOutcome};

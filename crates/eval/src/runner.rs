@@ -1,0 +1,353 @@
+//! The runner: every task × repetition of one arm, each in a fresh workspace, as
+//! many at once as memory allows (sessions of one loaded model, decoded in one
+//! batch), each graded and appended to `results.jsonl` as soon as it ends.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use rein_agent::{read_trace, Agent, LocalBackend, RunConfig, RunResult, TraceWriter};
+use rein_llama::{Engine, EngineConfig};
+use rein_models::{GgufInfo, KvCacheType};
+use rein_tools::{Registry, ToolLimits, Workspace};
+
+use crate::declared::DeclaredTool;
+use crate::experiment::Arm;
+use crate::grade::GradeContext;
+use crate::record::{append_record, compliance, RunRecord};
+use crate::setup::prepare_workspace;
+use crate::task::Task;
+use crate::EvalError;
+
+/// The model file an arm runs, and what is recorded about it.
+#[derive(Debug, Clone)]
+pub struct ModelPlan {
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// Its label in reports (the name, or the file's stem).
+    pub label: String,
+    /// Its sha256.
+    pub sha256: String,
+    /// Its metadata.
+    pub info: GgufInfo,
+}
+
+impl ModelPlan {
+    /// File bits per parameter (what a quantization really costs on disk).
+    pub fn bits_per_weight(&self) -> f64 {
+        if self.info.parameter_count == 0 {
+            return 0.0;
+        }
+        self.info.file_size as f64 * 8.0 / self.info.parameter_count as f64
+    }
+}
+
+/// Settings shared by every arm of an experiment.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    /// Repetitions of each task (seeds `seed`, `seed + 1`, …).
+    pub reps: u32,
+    /// The first repetition's seed.
+    pub seed: u32,
+    /// Runs at once; `None`: as many as memory allows, at most 4.
+    pub parallel: Option<u32>,
+    /// CPU threads for the model (`None`: all cores).
+    pub threads: Option<u32>,
+    /// Context tokens per run.
+    pub ctx: u32,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Seconds a shell command may run.
+    pub shell_timeout: u64,
+    /// The output directory (results.jsonl, traces/).
+    pub out_dir: PathBuf,
+}
+
+/// Told about each run as it ends.
+pub trait Progress {
+    /// A run ended (or was skipped because results.jsonl already has it).
+    fn run_done(&self, record: Option<&RunRecord>);
+}
+
+/// How many runs fit at once: the weights once, plus one KV cache of `ctx` tokens per
+/// run, inside 90% of the free memory; at most `wanted` (default 4). Refuses when not
+/// even one run fits, with the numbers.
+pub fn plan_parallel(
+    info: &GgufInfo,
+    ctx: u32,
+    kv: KvCacheType,
+    wanted: Option<u32>,
+    free: Option<u64>,
+) -> Result<u32, EvalError> {
+    let wanted = wanted.unwrap_or(4).max(1);
+    let per_run = info.kv_bytes_per_token(kv) * u64::from(ctx);
+    let Some(free) = free else {
+        return Ok(wanted);
+    };
+    let usable = free / 10 * 9;
+    let fits = usable.saturating_sub(info.weights_bytes) / per_run.max(1);
+    if fits == 0 {
+        return Err(EvalError::Setting(format!(
+            "one run needs {} MiB (weights {} MiB + KV {} MiB for {ctx} tokens) but {} MiB is free",
+            (info.weights_bytes + per_run) >> 20,
+            info.weights_bytes >> 20,
+            per_run >> 20,
+            free >> 20
+        )));
+    }
+    Ok(wanted.min(fits.min(u64::from(u32::MAX)) as u32))
+}
+
+/// Runs every task × repetition of `arm` not in `done`; returns the new records
+/// (already appended to `results.jsonl`).
+pub async fn run_arm(
+    arm: &Arm,
+    model: &ModelPlan,
+    tasks: &[Task],
+    settings: &RunSettings,
+    done: &BTreeSet<String>,
+    progress: &dyn Progress,
+) -> Result<Vec<RunRecord>, EvalError> {
+    let kv = arm.kv()?;
+    let parallel = plan_parallel(
+        &model.info,
+        settings.ctx,
+        kv,
+        settings.parallel,
+        rein_models::available_memory(),
+    )?;
+    let mut jobs = Vec::new();
+    for rep in 0..settings.reps {
+        for task in tasks {
+            if done.contains(&run_id(arm, task, rep)) {
+                progress.run_done(None);
+            } else {
+                jobs.push((task, rep));
+            }
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut config = EngineConfig::new(&model.path);
+    config.n_ctx = Some(settings.ctx * parallel);
+    config.max_sessions = parallel;
+    config.threads = settings.threads;
+    config.kv_type = kv;
+    config.queue_timeout = Duration::from_secs(24 * 3600);
+    let engine = Engine::load(config)
+        .await
+        .map_err(|e| EvalError::Engine(format!("{}: {e}", model.path.display())))?;
+    tracing::info!("arm {}: {} runs, {parallel} at once", arm.name, jobs.len());
+    let results_path = settings.out_dir.join("results.jsonl");
+    let mut runs = futures_util::stream::iter(jobs)
+        .map(|(task, rep)| run_one(&engine, arm, model, task, rep, settings))
+        .buffer_unordered(parallel as usize);
+    let mut records = Vec::new();
+    while let Some(record) = runs.next().await {
+        append_record(&results_path, &record)?;
+        progress.run_done(Some(&record));
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// The id of one run in results.jsonl.
+pub fn run_id(arm: &Arm, task: &Task, rep: u32) -> String {
+    format!("{}/{}/{}/{rep}", arm.name, task.suite, task.id)
+}
+
+/// One run: workspace, agent, grading. Harness failures become records too.
+async fn run_one(
+    engine: &Engine,
+    arm: &Arm,
+    model: &ModelPlan,
+    task: &Task,
+    rep: u32,
+    settings: &RunSettings,
+) -> RunRecord {
+    let trace = format!(
+        "traces/{}/{}/{}/rep{rep}.jsonl",
+        arm.dir_name(),
+        task.suite,
+        task.id
+    );
+    let seed = settings.seed.wrapping_add(rep);
+    let mut record = RunRecord {
+        run_id: run_id(arm, task, rep),
+        arm: arm.name.clone(),
+        suite: task.suite.clone(),
+        task: task.id.clone(),
+        tags: task.spec.tags.clone(),
+        rep,
+        seed,
+        model: model.label.clone(),
+        model_sha256: model.sha256.clone(),
+        model_type: model.info.file_type.clone(),
+        bits_per_weight: model.bits_per_weight(),
+        profile: arm.profile.clone(),
+        kv: arm.kv.clone(),
+        rein_version: env!("CARGO_PKG_VERSION").to_string(),
+        solved: false,
+        grades: Vec::new(),
+        compliance_first: None,
+        compliance_recovered: None,
+        turns: 0,
+        tool_calls: 0,
+        tool_errors: 0,
+        errors_by_class: Default::default(),
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        ttft_ms: 0,
+        wall_ms: 0,
+        stop_reason: "harness_error".into(),
+        answer: None,
+        trace: trace.clone(),
+        error: None,
+    };
+    if let Err(error) = run_and_grade(engine, arm, task, seed, settings, &trace, &mut record).await
+    {
+        record.error = Some(error);
+    }
+    record
+}
+
+async fn run_and_grade(
+    engine: &Engine,
+    arm: &Arm,
+    task: &Task,
+    seed: u32,
+    settings: &RunSettings,
+    trace: &str,
+    record: &mut RunRecord,
+) -> Result<(), String> {
+    let dir = prepare_workspace(task).map_err(|e| e.to_string())?;
+    let workspace = Workspace::new(
+        dir.path(),
+        ToolLimits {
+            shell_timeout: Duration::from_secs(settings.shell_timeout.max(1)),
+            ..ToolLimits::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let registry = registry(task)?;
+    let config = run_config(arm, task, seed, settings.temperature).map_err(|e| e.to_string())?;
+    let trace_path = settings.out_dir.join(trace);
+    let writer = TraceWriter::create(&trace_path).map_err(|e| e.to_string())?;
+    let backend = LocalBackend::new(engine).await.map_err(|e| e.to_string())?;
+    let mut agent = Agent::new(backend, workspace, &registry, config).map_err(|e| e.to_string())?;
+    let result = agent.run(&task.spec.prompt, Some(writer)).await;
+    // The session goes back to the engine before grading.
+    drop(agent);
+    let events = read_trace(&trace_path).map_err(|e| e.to_string())?;
+    let context = GradeContext {
+        task,
+        workspace: dir.path(),
+        result: &result,
+        events: &events,
+    };
+    record.grades = task.spec.grade.iter().map(|g| g.grade(&context)).collect();
+    record.solved = record.grades.iter().all(|g| g.passed);
+    let (first, recovered) = compliance(&events);
+    record.compliance_first = first;
+    record.compliance_recovered = recovered;
+    fill_from_result(record, &result);
+    Ok(())
+}
+
+fn fill_from_result(record: &mut RunRecord, result: &RunResult) {
+    record.turns = result.turns;
+    record.tool_calls = result.tool_calls;
+    record.tool_errors = result.tool_errors;
+    record.errors_by_class = result.recoveries.clone().into_iter().collect();
+    record.prompt_tokens = result.prompt_tokens;
+    record.completion_tokens = result.completion_tokens;
+    record.ttft_ms = result.first_ttft_ms;
+    record.wall_ms = result.wall_ms;
+    record.stop_reason = result.stop_reason.as_str().to_string();
+    record.answer = result.answer.clone();
+}
+
+/// The task's tools: the built-in ones (when asked for) and its declared ones.
+fn registry(task: &Task) -> Result<Registry, String> {
+    let mut registry = if task.spec.tools.builtin {
+        Registry::builtin()
+    } else {
+        Registry::empty()
+    };
+    for spec in &task.spec.tools.declared {
+        registry.add(Arc::new(DeclaredTool::new(spec.clone())?));
+    }
+    Ok(registry)
+}
+
+/// The arm's profile with the task's budget.
+fn run_config(arm: &Arm, task: &Task, seed: u32, temperature: f32) -> Result<RunConfig, EvalError> {
+    let budget = task.spec.budget;
+    let mut config = RunConfig::new(arm.profile()?);
+    config.max_turns = budget.max_turns.max(1);
+    config.max_tokens = budget.max_tokens.max(1);
+    config.wall_clock = Duration::from_secs(budget.timeout_s.max(1));
+    config.reply_tokens = budget.reply_tokens.clamp(16, 4096);
+    config.temperature = temperature;
+    config.seed = seed;
+    config.tool_format = arm.tool_format()?;
+    Ok(config)
+}
+
+/// Where an experiment's files go, created when missing.
+pub fn prepare_out_dir(dir: &Path) -> Result<(), EvalError> {
+    std::fs::create_dir_all(dir).map_err(|source| EvalError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(weights: u64) -> GgufInfo {
+        GgufInfo {
+            path: PathBuf::from("m.gguf"),
+            file_size: weights,
+            architecture: "llama".into(),
+            name: None,
+            parameter_count: 1,
+            tensor_count: 1,
+            file_type: "Q4_0".into(),
+            context_length: Some(2048),
+            block_count: 2,
+            head_count: 2,
+            head_count_kv: 2,
+            embedding_length: 64,
+            key_length: 32,
+            value_length: 32,
+            weights_bytes: weights,
+            chat_template: None,
+        }
+    }
+
+    #[test]
+    fn parallel_runs_are_bounded_by_free_memory() {
+        let model = info(100 << 20);
+        let per_run = model.kv_bytes_per_token(KvCacheType::F16) * 1000;
+        // Room for exactly three runs' KV after the weights (inside 90%).
+        let free = ((100 << 20) + 3 * per_run) / 9 * 10 + 100;
+        assert_eq!(
+            plan_parallel(&model, 1000, KvCacheType::F16, Some(8), Some(free)).unwrap(),
+            3
+        );
+        assert_eq!(
+            plan_parallel(&model, 1000, KvCacheType::F16, Some(2), Some(free)).unwrap(),
+            2
+        );
+        assert!(plan_parallel(&model, 1000, KvCacheType::F16, None, Some(50 << 20)).is_err());
+        assert_eq!(
+            plan_parallel(&model, 1000, KvCacheType::F16, None, None).unwrap(),
+            4
+        );
+    }
+}

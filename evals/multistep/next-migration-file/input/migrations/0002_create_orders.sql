@@ -1,0 +1,5 @@
+CREATE TABLE orders (
+    id BIGSERIAL PRIMARY KEY,
+    user_id BIGINT NOT NULL REFERENCES users (id),
+    placed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);

@@ -1,0 +1,1 @@
+from store.accounts import UserRepository

@@ -1,0 +1,3 @@
+class OrderRepository:
+    def __init__(self, db):
+        self.db = db

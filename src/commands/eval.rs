@@ -1,0 +1,386 @@
+//! `rein eval`: run task suites against a model under one or more arms (`--ab`),
+//! append every run to `results.jsonl` (an interrupted run resumes), then write the
+//! report and plots; `rein eval report` rebuilds them from a results file.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use rein_eval::{
+    arms, drop_torn_tail, finished_runs, load_suite, read_records, run_arm, write_report, Arm,
+    Baseline, ModelPlan, Progress, RunRecord, RunSettings, Task,
+};
+use rein_models::{file_sha256, GgufInfo, Manifest, ModelCache, ModelRef};
+use serde_json::{json, Value};
+
+/// Arguments of `rein eval`.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct EvalArgs {
+    /// `rein eval report`.
+    #[command(subcommand)]
+    pub command: Option<EvalCommand>,
+    /// The experiment.
+    #[command(flatten)]
+    pub run: EvalRunArgs,
+}
+
+/// `rein eval` subcommands.
+#[derive(Subcommand)]
+pub enum EvalCommand {
+    /// Rebuild report.md, report.json and the plots from a results file.
+    Report {
+        /// The results.jsonl of an experiment.
+        results: PathBuf,
+        /// Where the report goes (default: the results file's directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// List the suites and their tasks, checking every task file.
+    List {
+        /// The directory of suites.
+        #[arg(long, default_value = "evals")]
+        evals_dir: PathBuf,
+    },
+}
+
+/// The settings of an experiment.
+#[derive(Args)]
+pub struct EvalRunArgs {
+    /// Suites to run, comma-separated (directories under --evals-dir).
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// The model: a name, a .gguf path, or hf:owner/repo/file.gguf.
+    #[arg(long, short, default_value = "small")]
+    pub model: String,
+    /// Repetitions per task, each with the next seed.
+    #[arg(long, default_value_t = 3)]
+    pub reps: u32,
+    /// The first repetition's seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u32,
+    /// The output directory (results.jsonl, report.md, report.json, plots, traces/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// One variable and its values: profile=…, model=…, kv=…, quant=…, tool_format=….
+    #[arg(long)]
+    pub ab: Option<String>,
+    /// The harness profile when it is not the variable.
+    #[arg(long, default_value = "full")]
+    pub profile: String,
+    /// The KV cache type when it is not the variable: f16, q8_0, q4_0.
+    #[arg(long, default_value = "f16")]
+    pub kv: String,
+    /// native or emulated tool calling when it is not the variable.
+    #[arg(long, default_value = "native")]
+    pub tool_format: String,
+    /// Runs at once (default: what memory allows, at most 4).
+    #[arg(long)]
+    pub parallel: Option<u32>,
+    /// CPU threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// Context tokens per run.
+    #[arg(long, default_value_t = 4096)]
+    pub ctx: u32,
+    /// Sampling temperature (seeds make runs differ when above 0).
+    #[arg(long, default_value_t = 0.2)]
+    pub temperature: f32,
+    /// Seconds a shell command may run.
+    #[arg(long, default_value_t = 20)]
+    pub shell_timeout: u64,
+    /// Only the first N tasks of each suite (smoke runs).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Only these tasks (comma-separated names).
+    #[arg(long)]
+    pub tasks: Option<String>,
+    /// The directory of suites.
+    #[arg(long, default_value = "evals")]
+    pub evals_dir: PathBuf,
+    /// Start over: remove this experiment's earlier results in --out.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Fail instead of pulling a named model that is not in the cache.
+    #[arg(long)]
+    pub no_pull: bool,
+}
+
+/// Runs `rein eval`.
+pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    match args.command {
+        Some(EvalCommand::Report { results, out }) => report(&results, out),
+        Some(EvalCommand::List { evals_dir }) => list(&evals_dir),
+        None => experiment(args.run),
+    }
+}
+
+fn report(results: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
+    let records = read_records(results)?;
+    anyhow::ensure!(!records.is_empty(), "{} holds no runs", results.display());
+    let dir = out
+        .or_else(|| results.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
+    for path in write_report(&records, &dir)? {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+fn list(evals_dir: &Path) -> anyhow::Result<()> {
+    let suites = rein_eval::list_suites(evals_dir);
+    anyhow::ensure!(
+        !suites.is_empty(),
+        "no suites under {}",
+        evals_dir.display()
+    );
+    for suite in suites {
+        let tasks = load_suite(evals_dir, &suite)?;
+        println!("{suite} ({} tasks)", tasks.len());
+        for task in tasks {
+            println!("  {:<40} {}", task.id, task.spec.tags.join(", "));
+        }
+    }
+    Ok(())
+}
+
+/// The tasks of the chosen suites, after --limit and --tasks.
+fn select_tasks(args: &EvalRunArgs) -> anyhow::Result<Vec<Task>> {
+    let suites = args
+        .suite
+        .as_deref()
+        .context("--suite is required (e.g. --suite traps; `rein eval list` shows the suites)")?;
+    anyhow::ensure!(
+        args.evals_dir.is_dir(),
+        "no suites directory at {}: run from the rein checkout or pass --evals-dir",
+        args.evals_dir.display()
+    );
+    let wanted: Option<BTreeSet<&str>> = args.tasks.as_deref().map(|t| {
+        t.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    let mut tasks = Vec::new();
+    for suite in suites.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let mut of_suite = load_suite(&args.evals_dir, suite)?;
+        if let Some(wanted) = &wanted {
+            of_suite.retain(|t| wanted.contains(t.id.as_str()));
+        }
+        if let Some(limit) = args.limit {
+            of_suite.truncate(limit);
+        }
+        tasks.extend(of_suite);
+    }
+    if let Some(wanted) = &wanted {
+        let found: BTreeSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+        let missing: Vec<&&str> = wanted.iter().filter(|w| !found.contains(**w)).collect();
+        anyhow::ensure!(missing.is_empty(), "--tasks: no such task(s): {missing:?}");
+    }
+    anyhow::ensure!(!tasks.is_empty(), "no tasks selected");
+    Ok(tasks)
+}
+
+/// What must stay the same for earlier results in --out to be resumed.
+fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
+    json!({
+        "suites": args.suite,
+        "tasks": tasks.iter().map(|t| format!("{}/{}", t.suite, t.id)).collect::<Vec<_>>(),
+        "ab": args.ab,
+        "baseline": Baseline {
+            profile: args.profile.clone(),
+            model: args.model.clone(),
+            kv: args.kv.clone(),
+            tool_format: args.tool_format.clone(),
+        },
+        "seed": args.seed,
+        "ctx": args.ctx,
+        "temperature": args.temperature,
+        "shell_timeout_s": args.shell_timeout,
+        "rein_version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
+/// Checks (or records) the experiment in `out`, so a resume never mixes experiments.
+fn claim_out_dir(out: &Path, identity: &Value, fresh: bool) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("--out {}", out.display()))?;
+    let file = out.join("experiment.json");
+    if fresh {
+        for name in ["results.jsonl", "experiment.json"] {
+            let path = out.join(name);
+            if path.exists() {
+                std::fs::remove_file(&path).with_context(|| path.display().to_string())?;
+            }
+        }
+        let traces = out.join("traces");
+        if traces.is_dir() {
+            std::fs::remove_dir_all(&traces).with_context(|| traces.display().to_string())?;
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        let earlier: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", file.display()))?;
+        anyhow::ensure!(
+            &earlier == identity,
+            "{} holds a different experiment ({}); pass --fresh to start over or choose another --out",
+            out.display(),
+            file.display()
+        );
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(identity)?;
+    rein_tools::write_atomically(&file, text.as_bytes()).with_context(|| file.display().to_string())
+}
+
+/// The model file of `arm`, with its label, hash and metadata.
+fn model_plan(arm: &Arm, pull: bool) -> anyhow::Result<ModelPlan> {
+    let source = super::resolve(&arm.model, pull)?;
+    let manifest = Manifest::embedded()?;
+    let named = match ModelRef::parse(&arm.model)? {
+        ModelRef::Named(name) => Some(name),
+        _ => None,
+    };
+    let label = named.clone().unwrap_or_else(|| {
+        source
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| arm.model.clone())
+    });
+    let (path, label) = match &arm.quant {
+        None => (source, label),
+        Some(quant) => {
+            let path = ModelCache::from_env()?.quantized_path(&label, quant);
+            anyhow::ensure!(
+                path.is_file(),
+                "{} is missing: run `rein models quantize {} --to {quant} --allow-requantize` first",
+                path.display(),
+                arm.model
+            );
+            (path, format!("{label}.{quant}"))
+        }
+    };
+    let sha256 = match (&named, &arm.quant) {
+        (Some(name), None) => manifest.get(name)?.sha256.clone(),
+        _ => recorded_sha256(&path).map_or_else(|| file_sha256(&path), Ok)?,
+    };
+    let info = GgufInfo::read(&path)?;
+    Ok(ModelPlan {
+        path,
+        label,
+        sha256,
+        info,
+    })
+}
+
+/// The sha256 `rein models quantize` recorded beside a file it wrote.
+fn recorded_sha256(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(super::quantize::provenance_path(path)).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    let size = std::fs::metadata(path).ok()?.len();
+    (value["size"].as_u64() == Some(size))
+        .then(|| value["sha256"].as_str().map(str::to_string))
+        .flatten()
+}
+
+/// A progress bar over every run of the experiment.
+struct RunBar {
+    bar: ProgressBar,
+    solved: std::cell::Cell<u64>,
+    finished: std::cell::Cell<u64>,
+}
+
+impl Progress for RunBar {
+    fn run_done(&self, record: Option<&RunRecord>) {
+        if let Some(record) = record {
+            self.finished.set(self.finished.get() + 1);
+            if record.solved {
+                self.solved.set(self.solved.get() + 1);
+            }
+            if let Some(error) = &record.error {
+                self.bar
+                    .println(format!("{}: harness error: {error}", record.run_id));
+            }
+            self.bar.set_message(format!(
+                "{} · solved {}/{}",
+                record.arm,
+                self.solved.get(),
+                self.finished.get()
+            ));
+        }
+        self.bar.inc(1);
+    }
+}
+
+fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.reps >= 1, "--reps must be at least 1");
+    anyhow::ensure!(
+        (0.0..=5.0).contains(&args.temperature),
+        "--temperature must be between 0 and 5"
+    );
+    let out = args
+        .out
+        .clone()
+        .context("--out DIR is required (results.jsonl, report and plots go there)")?;
+    let tasks = select_tasks(&args)?;
+    let baseline = Baseline {
+        profile: args.profile.clone(),
+        model: args.model.clone(),
+        kv: args.kv.clone(),
+        tool_format: args.tool_format.clone(),
+    };
+    let arms = arms(&baseline, args.ab.as_deref())?;
+    // Every arm's model is found (and pulled) before the first run.
+    let plans: Vec<ModelPlan> = arms
+        .iter()
+        .map(|arm| model_plan(arm, !args.no_pull))
+        .collect::<anyhow::Result<_>>()?;
+    claim_out_dir(&out, &experiment_identity(&args, &tasks), args.fresh)?;
+    let results = out.join("results.jsonl");
+    drop_torn_tail(&results)?;
+    let done = finished_runs(&read_records(&results)?);
+    let settings = RunSettings {
+        reps: args.reps,
+        seed: args.seed,
+        parallel: args.parallel,
+        threads: args.threads,
+        ctx: args.ctx.max(512),
+        temperature: args.temperature,
+        shell_timeout: args.shell_timeout,
+        out_dir: out.clone(),
+    };
+    let total = (arms.len() * tasks.len()) as u64 * u64::from(args.reps);
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:30} {pos}/{len} runs {msg} [{elapsed_precise}, eta {eta}]",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    let progress = RunBar {
+        bar,
+        solved: Default::default(),
+        finished: Default::default(),
+    };
+    eprintln!(
+        "rein eval: {} task(s) × {} rep(s) × {} arm(s) → {}",
+        tasks.len(),
+        args.reps,
+        arms.len(),
+        out.display()
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    for (arm, plan) in arms.iter().zip(&plans) {
+        runtime.block_on(run_arm(arm, plan, &tasks, &settings, &done, &progress))?;
+    }
+    progress.bar.finish_and_clear();
+    let records = read_records(&results)?;
+    for path in write_report(&records, &out)? {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
