@@ -76,7 +76,7 @@ pub struct EvalRunArgs {
     /// native or emulated tool calling when it is not the variable.
     #[arg(long, default_value = "native")]
     pub tool_format: String,
-    /// Runs at once (default: what memory allows, at most 4).
+    /// Runs at once (default: what memory allows, at most 2).
     #[arg(long)]
     pub parallel: Option<u32>,
     /// CPU threads (default: all cores).

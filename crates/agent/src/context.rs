@@ -69,6 +69,28 @@ pub fn compact(
             }
         }
     }
+    // Still over the budget: recent tool results go too, oldest first, all but the
+    // last message (the result the model has not answered yet).
+    let last = history.len().saturating_sub(1);
+    for index in recent_from..last {
+        if total(history) as f64 <= policy.budget_tokens as f64 * policy.trigger {
+            break;
+        }
+        if pinned.contains(&index) {
+            continue;
+        }
+        let message = &mut history[index];
+        let Some(content) = message.content.as_deref() else {
+            continue;
+        };
+        if message.role == Role::Tool && !content.starts_with(SUMMARY_MARK) {
+            let summary = summarize(content);
+            if summary.len() < content.len() {
+                message.content = Some(summary);
+                summarized += 1;
+            }
+        }
+    }
     (summarized > 0).then(|| Compaction {
         tokens_before,
         tokens_after: total(history),
@@ -163,7 +185,24 @@ mod tests {
                 prop_assert_eq!(&compacted[index], &history[index]);
             }
             let recent = history.len().saturating_sub(policy.keep_recent);
-            prop_assert_eq!(&compacted[recent..], &history[recent..]);
+            // Recent turns are touched only when summarizing every older tool result
+            // was not enough; the last message never is.
+            let pins = pinned(&history);
+            let old_only: usize = history
+                .iter()
+                .enumerate()
+                .map(|(i, m)| match m.content.as_deref() {
+                    Some(c) if i < recent && m.role == Role::Tool && !pins.contains(&i) && !c.starts_with(SUMMARY_MARK) => {
+                        let summary = summarize(c);
+                        if summary.len() < c.len() { summary.len() / 4 + 1 } else { by_chars(m) }
+                    }
+                    _ => by_chars(m),
+                })
+                .sum();
+            if old_only as f64 <= policy.budget_tokens as f64 * policy.trigger {
+                prop_assert_eq!(&compacted[recent..], &history[recent..]);
+            }
+            prop_assert_eq!(compacted.last(), history.last());
             for (before, after) in history.iter().zip(&compacted) {
                 prop_assert_eq!(before.role, after.role);
                 if before.role != Role::Tool {
@@ -178,6 +217,31 @@ mod tests {
                 prop_assert_eq!(compacted, again);
             }
         }
+    }
+
+    #[test]
+    fn recent_results_are_summarized_when_old_ones_are_not_enough() {
+        let big = (0..300)
+            .map(|i| format!("test_case_{i} ... ok"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut history = vec![Message::system("rules"), Message::user("the task")];
+        for _ in 0..3 {
+            history.push(Message::assistant("running the tests"));
+            history.push(Message::tool_result("call", "shell", big.clone()));
+        }
+        let policy = ContextPolicy::new(big.len() / 4 * 2);
+        let report = compact(&mut history, &policy, by_chars).expect("compacted");
+        assert!(report.tokens_after as f64 <= policy.budget_tokens as f64 * policy.trigger);
+        assert!(history[3]
+            .content
+            .as_deref()
+            .unwrap()
+            .starts_with(SUMMARY_MARK));
+        assert_eq!(
+            history.last().unwrap().content.as_deref(),
+            Some(big.as_str())
+        );
     }
 
     #[test]

@@ -47,7 +47,9 @@ impl LocalBackend {
             bos_token: info.bos_token.clone(),
             eos_token: info.eos_token.clone(),
             description: format!("{file} ({})", info.description),
-            n_ctx: info.n_ctx as usize,
+            // The engine's context is shared by its sessions: a run plans within its
+            // share, so concurrent runs cannot crowd each other out of the KV cache.
+            n_ctx: (info.n_ctx / info.max_sessions.max(1)) as usize,
         })
     }
 }

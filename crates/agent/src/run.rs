@@ -450,7 +450,10 @@ impl<B: Backend> Agent<B> {
         let Some(n_ctx) = self.backend.context_tokens() else {
             return;
         };
-        let budget = n_ctx.saturating_sub(self.config.reply_tokens_cap as usize);
+        // Room for a reply: the largest allowance, but never more than a quarter of
+        // the context (a small context would otherwise leave no budget at all).
+        let reserve = (self.config.reply_tokens_cap as usize).min(n_ctx / 4);
+        let budget = n_ctx.saturating_sub(reserve);
         let chars: usize = history.iter().map(message_chars).sum::<usize>().max(1);
         let tokens_per_char = completion.prompt_tokens as f64 / chars as f64;
         let count = |m: &Message| (message_chars(m) as f64 * tokens_per_char).ceil() as usize;

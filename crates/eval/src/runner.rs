@@ -51,7 +51,7 @@ pub struct RunSettings {
     pub reps: u32,
     /// The first repetition's seed.
     pub seed: u32,
-    /// Runs at once; `None`: as many as memory allows, at most 4.
+    /// Runs at once; `None`: as many as memory allows, at most 2.
     pub parallel: Option<u32>,
     /// CPU threads for the model (`None`: all cores).
     pub threads: Option<u32>,
@@ -72,7 +72,7 @@ pub trait Progress {
 }
 
 /// How many runs fit at once: the weights once, plus one KV cache of `ctx` tokens per
-/// run, inside 90% of the free memory; at most `wanted` (default 4). Refuses when not
+/// run, inside 90% of the free memory; at most `wanted` (default 2). Refuses when not
 /// even one run fits, with the numbers.
 pub fn plan_parallel(
     info: &GgufInfo,
@@ -81,7 +81,7 @@ pub fn plan_parallel(
     wanted: Option<u32>,
     free: Option<u64>,
 ) -> Result<u32, EvalError> {
-    let wanted = wanted.unwrap_or(4).max(1);
+    let wanted = wanted.unwrap_or(2).max(1);
     let per_run = info.kv_bytes_per_token(kv) * u64::from(ctx);
     let Some(free) = free else {
         return Ok(wanted);
@@ -347,7 +347,7 @@ mod tests {
         assert!(plan_parallel(&model, 1000, KvCacheType::F16, None, Some(50 << 20)).is_err());
         assert_eq!(
             plan_parallel(&model, 1000, KvCacheType::F16, None, None).unwrap(),
-            4
+            2
         );
     }
 }

@@ -105,6 +105,9 @@ fn load(config: &EngineConfig) -> Result<LlamaModel, EngineError> {
     })
 }
 
+/// Prompt tokens per chunk while other generations are decoding (see `decode`).
+const INTERLEAVED_PREFILL: usize = 128;
+
 /// The shortest gain worth a KV copy from another sequence.
 const MIN_SHARED_PREFIX: usize = 16;
 
@@ -384,13 +387,27 @@ impl<'m> Worker<'m> {
     /// token is always decoded on its own, so a prompt's first logits are the same
     /// whether its prefix came from the cache (which re-decodes only the last token)
     /// or was computed now: batch size changes the floating-point sums.
+    ///
+    /// While other generations run, the prompt goes in chunks of at most
+    /// [`INTERLEAVED_PREFILL`] tokens with one decode step of the others between
+    /// chunks: a long prompt slows them down instead of stopping them.
     fn decode(&mut self, seq: i32, start: usize, tokens: &[TokenId]) -> Result<(), EngineError> {
         let Some((&last, body)) = tokens.split_last() else {
             return Ok(());
         };
-        for (chunk_index, chunk) in body.chunks(self.n_batch).enumerate() {
-            let first = start + chunk_index * self.n_batch;
-            self.decode_batch(seq, first, chunk, false)?;
+        let mut done = 0;
+        while done < body.len() {
+            let size = if self.active.is_empty() {
+                self.n_batch
+            } else {
+                self.n_batch.min(INTERLEAVED_PREFILL)
+            };
+            let chunk = &body[done..(done + size).min(body.len())];
+            self.decode_batch(seq, start + done, chunk, false)?;
+            done += chunk.len();
+            if !self.active.is_empty() {
+                self.step();
+            }
         }
         self.decode_batch(seq, start + body.len(), &[last], true)
     }
