@@ -195,26 +195,49 @@ fn a_closed_sessions_tokens_serve_the_next_request_of_the_conversation() {
 }
 
 #[test]
-fn cached_tokens_of_closed_sessions_are_evicted_when_space_runs_short() {
+fn each_session_stays_inside_its_share_of_the_context() {
     runtime().block_on(async {
         let mut config = EngineConfig::new(tiny_model());
-        config.n_ctx = Some(256);
+        config.n_ctx = Some(512);
         config.threads = Some(2);
         config.max_sessions = 2;
         let engine = Engine::load(config).await.unwrap();
-        // Different from the first token on: nothing to share, so room must be made.
         let long =
             |topic: &str| format!("{topic}: {}", "Tell me more about the weather. ".repeat(25));
-        for topic in ["rain", "snow", "wind"] {
-            let mut session = engine.session().await.unwrap();
-            let out = session.generate(greedy(&long(topic), 40)).await;
-            let out = out.unwrap_or_else(|e| panic!("{topic}: {e}"));
+        // Two sessions at once, each with a long prompt and a long allowance: each stops
+        // at its share (256 tokens), so neither runs the shared cache out of room.
+        let mut first = engine.session().await.unwrap();
+        let mut second = engine.session().await.unwrap();
+        let (a, b) = tokio::join!(
+            first.generate(greedy(&long("rain"), 400)),
+            second.generate(greedy(&long("snow"), 400)),
+        );
+        for out in [a.unwrap(), b.unwrap()] {
             assert!(
                 out.prompt_tokens > 150,
                 "{} prompt tokens",
                 out.prompt_tokens
             );
-            assert_eq!(out.tokens.len(), 40);
+            // The last token is sampled but never enters the cache.
+            assert!(out.prompt_tokens + out.tokens.len() <= 257);
+            assert!(
+                matches!(
+                    out.stop_reason,
+                    rein_llama::StopReason::ContextFull | rein_llama::StopReason::EndOfGeneration
+                ),
+                "{:?} after {} tokens",
+                out.stop_reason,
+                out.tokens.len()
+            );
         }
+        // A prompt beyond the share is refused up front, naming the share.
+        let err = first
+            .generate(greedy(&long("wind").repeat(2), 10))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, EngineError::PromptTooLong { n_ctx: 256, .. }),
+            "{err}"
+        );
     });
 }

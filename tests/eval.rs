@@ -216,3 +216,37 @@ fn a_quantized_model_is_written_with_provenance_and_runs_as_an_arm() {
     assert!(bits[0] != bits[1], "{bits:?}");
     assert_report(&out, 2);
 }
+
+#[test]
+fn kv_cache_types_run_as_arms() {
+    tiny_model();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kv");
+    let output = rein(&[
+        "eval",
+        "--suite",
+        "calls",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--ab",
+        "kv=f16,q8_0,q4_0",
+        "--reps",
+        "1",
+        "--limit",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--evals-dir",
+        &evals_dir(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let records = lines(&out.join("results.jsonl"));
+    let kinds: Vec<&str> = records.iter().map(|r| r["kv"].as_str().unwrap()).collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    for record in &records {
+        assert!(record["error"].is_null(), "{record}");
+        assert_ne!(record["stop_reason"], "backend_error", "{record}");
+    }
+    assert_report(&out, 3);
+}

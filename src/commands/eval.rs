@@ -37,6 +37,13 @@ pub enum EvalCommand {
         /// Where the report goes (default: the results file's directory).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Recompute tool-call compliance from the traces with the tasks' tools (in
+        /// --evals-dir), judging every call against its schema, and rewrite the results.
+        #[arg(long)]
+        recheck_calls: bool,
+        /// The directory of suites (for --recheck-calls).
+        #[arg(long, default_value = "evals")]
+        evals_dir: PathBuf,
     },
     /// List the suites and their tasks, checking every task file.
     List {
@@ -111,15 +118,47 @@ pub struct EvalRunArgs {
 /// Runs `rein eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     match args.command {
-        Some(EvalCommand::Report { results, out }) => report(&results, out),
+        Some(EvalCommand::Report {
+            results,
+            out,
+            recheck_calls,
+            evals_dir,
+        }) => report(&results, out, recheck_calls.then_some(evals_dir.as_path())),
         Some(EvalCommand::List { evals_dir }) => list(&evals_dir),
         None => experiment(args.run),
     }
 }
 
-fn report(results: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
-    let records = read_records(results)?;
+fn report(results: &Path, out: Option<PathBuf>, recheck: Option<&Path>) -> anyhow::Result<()> {
+    let mut records = read_records(results)?;
     anyhow::ensure!(!records.is_empty(), "{} holds no runs", results.display());
+    if let Some(evals_dir) = recheck {
+        let base = results.parent().unwrap_or(Path::new("."));
+        let mut suites = std::collections::BTreeMap::new();
+        for record in &mut records {
+            if !suites.contains_key(&record.suite) {
+                suites.insert(record.suite.clone(), load_suite(evals_dir, &record.suite)?);
+            }
+            let task = suites[&record.suite]
+                .iter()
+                .find(|t| t.id == record.task)
+                .with_context(|| {
+                    format!(
+                        "no task {}/{} in {}",
+                        record.suite,
+                        record.task,
+                        evals_dir.display()
+                    )
+                })?;
+            rein_eval::recheck_compliance(record, task, base)?;
+        }
+        let lines: Vec<String> = records
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<_, _>>()?;
+        rein_tools::write_atomically(results, format!("{}\n", lines.join("\n")).as_bytes())
+            .with_context(|| results.display().to_string())?;
+    }
     let dir = out
         .or_else(|| results.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| PathBuf::from("."));

@@ -50,6 +50,9 @@ pub struct ModelArgs {
     /// Fail instead of pulling a named model that is not in the cache.
     #[arg(long)]
     pub no_pull: bool,
+    /// KV cache type: f16, q8_0 or q4_0 (quantized types halve or quarter its memory).
+    #[arg(long, default_value = "f16")]
+    pub kv: rein_models::KvCacheType,
 }
 
 impl ModelArgs {
@@ -64,6 +67,7 @@ impl ModelArgs {
         config.n_ctx = n_ctx;
         config.threads = self.threads;
         config.gpu_layers = self.gpu_layers;
+        config.kv_type = self.kv;
         config
     }
 }

@@ -66,7 +66,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let total_ctx = per_request
         .checked_mul(sessions)
         .context("--ctx times --sessions is too large")?;
-    check_memory(&info, total_ctx, sessions)?;
+    check_memory(&info, total_ctx, sessions, args.model.kv)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -93,8 +93,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 
 /// Refuses up front when the weights and every session's KV cache cannot fit in the
 /// memory the machine has free.
-fn check_memory(info: &GgufInfo, total_ctx: u32, sessions: u32) -> anyhow::Result<()> {
-    let estimate = info.memory_estimate(u64::from(total_ctx), KvCacheType::F16);
+fn check_memory(
+    info: &GgufInfo,
+    total_ctx: u32,
+    sessions: u32,
+    kv: KvCacheType,
+) -> anyhow::Result<()> {
+    let estimate = info.memory_estimate(u64::from(total_ctx), kv);
     let Some(available) = rein_models::available_memory() else {
         return Ok(());
     };

@@ -329,6 +329,24 @@ impl<B: Backend> Agent<B> {
                     )
                     .await
                 }
+                Reading::Answer(text)
+                    if profile == Profile::Full && self.invented_tool(&text).is_some() =>
+                {
+                    // The reply is nothing but a call, to a tool that does not exist:
+                    // not an answer. Say which tools there are and decode the retry
+                    // under the calls-only grammar.
+                    let name = self.invented_tool(&text).unwrap_or_default();
+                    let names: Vec<&str> =
+                        self.tools.tools().iter().map(|t| t.name.as_str()).collect();
+                    self.retry(
+                        &mut state,
+                        &mut trace,
+                        FailureClass::UnknownTool,
+                        &format!("the reply is a call to `{name}`, which does not exist"),
+                        Some(recovery::unknown_tool_note(&name, &names)),
+                        RetryMode::CallsOnly,
+                    )
+                }
                 Reading::Answer(text) => {
                     let misformatted = (profile == Profile::Full)
                         .then(|| self.misformatted_call(&text))
@@ -601,6 +619,18 @@ impl<B: Backend> Agent<B> {
                     || self.repaired_name(&call.name, &call.arguments).is_some()
             })
         })
+    }
+
+    /// The first unknown, unrepairable tool name when the reply is wholly bare JSON
+    /// calls (`{"name": .., "arguments": {..}}`) and not all of them can run.
+    fn invented_tool(&self, text: &str) -> Option<String> {
+        read_bare_calls(text)?
+            .into_iter()
+            .find(|call| {
+                self.tools.get(&call.name).is_none()
+                    && self.repaired_name(&call.name, &call.arguments).is_none()
+            })
+            .map(|call| call.name)
     }
 
     /// The tool an unknown name means: an obvious variant of a tool's name, else the

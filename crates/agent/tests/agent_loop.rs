@@ -556,15 +556,29 @@ fn a_reply_that_is_only_bare_json_calls_runs_them_without_a_retry() {
         .events
         .iter()
         .any(|e| matches!(e, TraceEvent::NameRepaired { to, .. } if to == "shell")));
-    // An unknown name with arguments that fit several tools is not run.
+    // An invented tool whose arguments fit several real ones is not run, and the
+    // bare call is not taken as the answer: the retry names the real tools and must
+    // be a call.
     let r = run(
         dir.path(),
         vec![
             "{\"name\": \"stats\", \"arguments\": {\"path\": \"a.txt\"}}".into(),
+            call("read_file", r#"{"path": "a.txt"}"#),
             "Done.".into(),
         ],
     );
-    assert_eq!(r.result.tool_calls, 0);
+    assert_eq!(r.result.tool_calls, 1);
+    assert_eq!(r.result.answer.as_deref(), Some("Done."));
+    assert_eq!(recoveries(&r.events), vec!["unknown_tool"]);
+    let retry = &r.agent.backend().requests[1];
+    assert!(
+        retry.grammar.as_ref().unwrap().lazy_triggers.is_empty(),
+        "calls only"
+    );
+    assert!(
+        seen(&r, 1).contains("read_file"),
+        "the note lists the tools"
+    );
     assert!(!r
         .events
         .iter()

@@ -94,7 +94,14 @@ struct Reply {
 /// of steps (a reply and its retries) with a call attempt whose first reply held only
 /// valid calls as written (no repair), or whose last reply held calls that ran
 /// (after retries or repairs); `None` when no step tried to call.
-pub fn compliance(events: &[TraceEvent]) -> (Option<f64>, Option<f64>) {
+///
+/// `valid` says whether a call that ran was valid as written (a known tool, arguments
+/// that pass its schema): profiles without validation run invalid calls, and those
+/// count as failures here.
+pub fn compliance(
+    events: &[TraceEvent],
+    valid: impl Fn(&str, &serde_json::Value) -> bool,
+) -> (Option<f64>, Option<f64>) {
     let mut steps: Vec<Vec<Reply>> = Vec::new();
     for event in events {
         match event {
@@ -106,9 +113,16 @@ pub fn compliance(events: &[TraceEvent]) -> (Option<f64>, Option<f64>) {
                     step.push(Reply::default());
                 }
             }
-            TraceEvent::Calls { .. } => {
+            TraceEvent::Calls { calls, .. } => {
+                let all_valid = calls.iter().all(|call| {
+                    valid(
+                        call["name"].as_str().unwrap_or_default(),
+                        &call["arguments"],
+                    )
+                });
                 if let Some(reply) = steps.last_mut().and_then(|s| s.last_mut()) {
                     reply.called = true;
+                    reply.failed |= !all_valid;
                 }
             }
             TraceEvent::FormatRepaired { .. } | TraceEvent::NameRepaired { .. } => {
@@ -285,8 +299,13 @@ mod tests {
             calls(3),
             turn(4, 1),
         ];
-        assert_eq!(compliance(&events), (Some(0.5), Some(1.0)));
-        assert_eq!(compliance(&[turn(1, 1)]), (None, None));
+        assert_eq!(compliance(&events, |_, _| true), (Some(0.5), Some(1.0)));
+        // A call that ran without validation but breaks its schema is not compliant.
+        assert_eq!(
+            compliance(&[turn(1, 1), calls(1)], |_, _| false),
+            (Some(0.0), Some(0.0))
+        );
+        assert_eq!(compliance(&[turn(1, 1)], |_, _| true), (None, None));
         // A repaired call counts after recovery, not on first attempt.
         let repaired = [
             turn(1, 1),
@@ -296,10 +315,13 @@ mod tests {
             },
             calls(1),
         ];
-        assert_eq!(compliance(&repaired), (Some(0.0), Some(1.0)));
+        assert_eq!(compliance(&repaired, |_, _| true), (Some(0.0), Some(1.0)));
         // A tool that ran and failed is not a call-format failure.
         assert_eq!(
-            compliance(&[turn(1, 1), calls(1), failure(1, "tool_failure")]),
+            compliance(
+                &[turn(1, 1), calls(1), failure(1, "tool_failure")],
+                |_, _| true
+            ),
             (Some(1.0), Some(1.0))
         );
     }

@@ -250,7 +250,7 @@ async fn run_and_grade(
     };
     record.grades = task.spec.grade.iter().map(|g| g.grade(&context)).collect();
     record.solved = record.grades.iter().all(|g| g.passed);
-    let (first, recovered) = compliance(&events);
+    let (first, recovered) = judged_compliance(&registry, &events);
     record.compliance_first = first;
     record.compliance_recovered = recovered;
     fill_from_result(record, &result);
@@ -268,6 +268,45 @@ fn fill_from_result(record: &mut RunRecord, result: &RunResult) {
     record.wall_ms = result.wall_ms;
     record.stop_reason = result.stop_reason.as_str().to_string();
     record.answer = result.answer.clone();
+}
+
+/// Compliance with calls judged against the tools' own schemas, whatever the profile
+/// checked (profiles without validation run invalid calls).
+fn judged_compliance(
+    registry: &Registry,
+    events: &[rein_agent::TraceEvent],
+) -> (Option<f64>, Option<f64>) {
+    let tools = rein_format::ToolSet::prepare(&registry.specs()).ok();
+    let valid = |name: &str, arguments: &serde_json::Value| match &tools {
+        _ if name == rein_agent::FINISH_TOOL => true,
+        Some(tools) => tools
+            .get(name)
+            .is_some_and(|tool| tool.validator.check_value(arguments.clone()).is_ok()),
+        None => true,
+    };
+    compliance(events, valid)
+}
+
+/// Recomputes a record's compliance from its trace (under `out_dir`) with the task's
+/// tools, for results written before calls were judged against their schemas.
+pub fn recheck_compliance(
+    record: &mut RunRecord,
+    task: &Task,
+    out_dir: &Path,
+) -> Result<(), EvalError> {
+    let registry = registry(task).map_err(|reason| EvalError::Task {
+        path: task.dir.clone(),
+        reason,
+    })?;
+    let path = out_dir.join(&record.trace);
+    let events = read_trace(&path).map_err(|e| EvalError::Results {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    let (first, recovered) = judged_compliance(&registry, &events);
+    record.compliance_first = first;
+    record.compliance_recovered = recovered;
+    Ok(())
 }
 
 /// The task's tools: the built-in ones (when asked for) and its declared ones.

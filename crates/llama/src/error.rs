@@ -25,11 +25,11 @@ pub enum EngineError {
         reason: String,
     },
     /// The prompt does not fit the context with room for one generated token.
-    #[error("the prompt has {prompt_tokens} tokens but the context holds {n_ctx}; shorten the prompt or raise --ctx")]
+    #[error("the prompt has {prompt_tokens} tokens but a session's context holds {n_ctx}; shorten the prompt or raise --ctx")]
     PromptTooLong {
         /// Tokens in the prompt.
         prompt_tokens: usize,
-        /// The context size.
+        /// The context one session may use (the engine's context over its sessions).
         n_ctx: u32,
     },
     /// The prompt is empty.

@@ -13,8 +13,8 @@ pub type TokenId = i32;
 pub struct EngineConfig {
     /// The GGUF file.
     pub model_path: PathBuf,
-    /// Context size in tokens shared by all sessions; `None` = the model's training size
-    /// capped at 4096.
+    /// Context size in tokens shared by all sessions, each of which may use an equal
+    /// share; `None` = the model's training size capped at 4096.
     pub n_ctx: Option<u32>,
     /// Tokens per `decode` call during prefill.
     pub n_batch: u32,

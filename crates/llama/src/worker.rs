@@ -455,7 +455,7 @@ impl<'m> Worker<'m> {
         for &t in &prompt {
             self.check_token(t)?;
         }
-        let n_ctx = self.ctx.n_ctx();
+        let n_ctx = self.session_ctx() as u32;
         if prompt.len() >= n_ctx as usize {
             return Err(EngineError::PromptTooLong {
                 prompt_tokens: prompt.len(),
@@ -509,11 +509,8 @@ impl<'m> Worker<'m> {
                 common = 0;
             }
         }
-        self.make_room(
-            seq,
-            common,
-            prompt.len() - common + request.max_tokens as usize,
-        );
+        let wanted = prompt.len() - common + request.max_tokens as usize;
+        self.make_room(seq, common, wanted.min(n_ctx as usize - common));
         let started = Instant::now();
         if let Err(e) = self.decode(seq, common, &prompt[common..]) {
             let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
@@ -611,6 +608,13 @@ impl<'m> Worker<'m> {
         ))
     }
 
+    /// The tokens one session may hold: its share of the context. Every session
+    /// staying inside its share is what keeps the shared KV cache from running out
+    /// while others generate.
+    fn session_ctx(&self) -> usize {
+        self.ctx.n_ctx() as usize / self.sessions.len().max(1)
+    }
+
     /// Whether generations are in progress.
     fn busy(&self) -> bool {
         !self.active.is_empty()
@@ -646,7 +650,7 @@ impl<'m> Worker<'m> {
             }
             return;
         }
-        let n_ctx = self.ctx.n_ctx() as usize;
+        let n_ctx = self.session_ctx();
         let mut still = Vec::with_capacity(self.active.len());
         for (index, mut active) in std::mem::take(&mut self.active).into_iter().enumerate() {
             active.cached.push(active.next.0);

@@ -4,7 +4,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Writes `contents` to `path` atomically; an existing file keeps its permissions.
+/// Writes `contents` to `path` atomically; an existing file keeps its permissions, a
+/// new one is readable by all (0644 on Unix).
 /// The parent directory must exist.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
     let directory = path.parent().ok_or_else(|| {
@@ -19,6 +20,15 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
         temporary
             .as_file()
             .set_permissions(existing.permissions())?;
+    } else {
+        // A temporary file is private (0600); a new file gets the usual 0644.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            temporary
+                .as_file()
+                .set_permissions(fs::Permissions::from_mode(0o644))?;
+        }
     }
     temporary.as_file().sync_all()?;
     temporary.persist(path).map_err(|error| error.error)?;
@@ -43,6 +53,17 @@ mod tests {
             0o755
         );
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_new_file_is_not_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        write_atomically(&path, b"x").unwrap();
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
     }
 
     #[test]
