@@ -92,6 +92,15 @@ pub fn kv_bytes_per_token(n_layer: u64, k_width: u64, v_width: u64, kv_type: KvC
     n_layer * ((k_width * bytes).div_ceil(per) + (v_width * bytes).div_ceil(per))
 }
 
+/// The memory the machine has free for new allocations (`MemAvailable` from
+/// /proc/meminfo), in bytes; `None` where that is not known (non-Linux).
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,13 +150,4 @@ mod tests {
         }
         assert!("q5_1".parse::<KvCacheType>().unwrap_err().contains("q4_0"));
     }
-}
-
-/// The memory the machine has free for new allocations (`MemAvailable` from
-/// /proc/meminfo), in bytes; `None` where that is not known (non-Linux).
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
