@@ -20,6 +20,29 @@ fn lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `rein eval` arguments for an A/B over `ab` on the first `calls` task, one rep.
+fn one_task_ab(model: &str, ab: &str, out: &Path) -> Vec<String> {
+    [
+        "eval",
+        "--suite",
+        "calls",
+        "--model",
+        model,
+        "--ab",
+        ab,
+        "--reps",
+        "1",
+        "--limit",
+        "1",
+        "--out",
+        &out.display().to_string(),
+        "--evals-dir",
+        &evals_dir(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 fn assert_report(out: &Path, arms: usize) {
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
@@ -177,23 +200,7 @@ fn a_quantized_model_is_written_with_provenance_and_runs_as_an_arm() {
     // Both files run as arms of a quantization experiment.
     let out = cache.path().join("quant");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
-        .args([
-            "eval",
-            "--suite",
-            "calls",
-            "--model",
-            tiny_arg,
-            "--ab",
-            "quant=source,q8_0",
-            "--reps",
-            "1",
-            "--limit",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--evals-dir",
-            &evals_dir(),
-        ])
+        .args(one_task_ab(tiny_arg, "quant=source,q8_0", &out))
         .env("REIN_MODELS_DIR", cache.path())
         .env_remove("RUST_LOG")
         .output()
@@ -222,24 +229,10 @@ fn kv_cache_types_run_as_arms() {
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("kv");
-    let output = rein(&[
-        "eval",
-        "--suite",
-        "calls",
-        "--model",
-        "tiny",
-        "--no-pull",
-        "--ab",
-        "kv=f16,q8_0,q4_0",
-        "--reps",
-        "1",
-        "--limit",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-        "--evals-dir",
-        &evals_dir(),
-    ]);
+    let mut args = one_task_ab("tiny", "kv=f16,q8_0,q4_0", &out);
+    args.push("--no-pull".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = rein(&args);
     assert!(output.status.success(), "{}", stderr(&output));
     let records = lines(&out.join("results.jsonl"));
     let kinds: Vec<&str> = records.iter().map(|r| r["kv"].as_str().unwrap()).collect();

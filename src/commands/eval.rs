@@ -12,7 +12,7 @@ use rein_eval::{
     arms, drop_torn_tail, finished_runs, load_suite, read_records, run_arm, write_report, Arm,
     Baseline, ModelPlan, Progress, RunRecord, RunSettings, Task,
 };
-use rein_models::{file_sha256, GgufInfo, Manifest, ModelCache, ModelRef};
+use rein_models::{file_sha256, GgufInfo, ModelCache};
 use serde_json::{json, Value};
 
 /// Arguments of `rein eval`.
@@ -277,17 +277,7 @@ fn claim_out_dir(out: &Path, identity: &Value, fresh: bool) -> anyhow::Result<()
 /// The model file of `arm`, with its label, hash and metadata.
 fn model_plan(arm: &Arm, pull: bool) -> anyhow::Result<ModelPlan> {
     let source = super::resolve(&arm.model, pull)?;
-    let manifest = Manifest::embedded()?;
-    let named = match ModelRef::parse(&arm.model)? {
-        ModelRef::Named(name) => Some(name),
-        _ => None,
-    };
-    let label = named.clone().unwrap_or_else(|| {
-        source
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| arm.model.clone())
-    });
+    let label = super::model_label(&arm.model, &source)?;
     let (path, label) = match &arm.quant {
         None => (source, label),
         Some(quant) => {
@@ -301,9 +291,10 @@ fn model_plan(arm: &Arm, pull: bool) -> anyhow::Result<ModelPlan> {
             (path, format!("{label}.{quant}"))
         }
     };
-    let sha256 = match (&named, &arm.quant) {
-        (Some(name), None) => manifest.get(name)?.sha256.clone(),
-        _ => recorded_sha256(&path).map_or_else(|| file_sha256(&path), Ok)?,
+    let sha256 = match recorded_sha256(&path) {
+        Some(sha256) => sha256,
+        None if arm.quant.is_none() => super::model_sha256(&arm.model, &path)?,
+        None => file_sha256(&path)?,
     };
     let info = GgufInfo::read(&path)?;
     Ok(ModelPlan {

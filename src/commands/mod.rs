@@ -35,6 +35,33 @@ pub fn resolve(model: &str, pull_missing: bool) -> anyhow::Result<PathBuf> {
     Ok(resolve_model(&ModelRef::parse(model)?, &options)?)
 }
 
+/// The manifest name `model` (as typed after `--model`) refers to, if it names one.
+fn manifest_name(model: &str) -> anyhow::Result<Option<String>> {
+    Ok(match ModelRef::parse(model)? {
+        ModelRef::Named(name) => Some(name),
+        _ => None,
+    })
+}
+
+/// How `model`, resolved to `path`, is called in reports and in the names of its
+/// quantized copies: its manifest name, else its file's stem.
+pub fn model_label(model: &str, path: &std::path::Path) -> anyhow::Result<String> {
+    Ok(manifest_name(model)?.unwrap_or_else(|| {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| model.to_string())
+    }))
+}
+
+/// The sha256 of `model` resolved to `path`: the manifest's for a named model (the
+/// file was verified against it when pulled), else the file's own.
+pub fn model_sha256(model: &str, path: &std::path::Path) -> anyhow::Result<String> {
+    Ok(match manifest_name(model)? {
+        Some(name) => Manifest::embedded()?.get(&name)?.sha256.clone(),
+        None => rein_models::file_sha256(path)?,
+    })
+}
+
 /// How a subcommand picks and loads its model.
 #[derive(clap::Args)]
 pub struct ModelArgs {

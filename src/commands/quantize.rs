@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rein_llama::QuantizeTarget;
-use rein_models::{file_sha256, GgufInfo, Manifest, ModelCache, ModelRef};
+use rein_models::{file_sha256, GgufInfo, ModelCache};
 use serde_json::json;
 
 use super::human_bytes;
@@ -52,20 +52,8 @@ pub fn quantize(
         source.display(),
         info.file_type
     );
-    let named = match ModelRef::parse(model)? {
-        ModelRef::Named(name) => Some(name),
-        _ => None,
-    };
-    let label = named.clone().unwrap_or_else(|| {
-        source
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".into())
-    });
-    let source_sha256 = match &named {
-        Some(name) => Manifest::embedded()?.get(name)?.sha256.clone(),
-        None => file_sha256(&source)?,
-    };
+    let label = super::model_label(model, &source)?;
+    let source_sha256 = super::model_sha256(model, &source)?;
     let cache = ModelCache::from_env()?;
     for target in targets {
         let dest = cache.quantized_path(&label, target.name());

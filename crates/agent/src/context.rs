@@ -48,54 +48,50 @@ pub fn compact(
 ) -> Option<Compaction> {
     let total = |h: &[Message]| h.iter().map(&count).sum::<usize>();
     let tokens_before = total(history);
-    if (tokens_before as f64) <= policy.budget_tokens as f64 * policy.trigger {
+    let over = |h: &[Message]| total(h) as f64 > policy.budget_tokens as f64 * policy.trigger;
+    if !over(history) {
         return None;
     }
     let pinned = pinned(history);
     let recent_from = history.len().saturating_sub(policy.keep_recent);
     let mut summarized = 0;
-    for (index, message) in history.iter_mut().enumerate().take(recent_from) {
+    let mut shorten = |history: &mut [Message], index: usize| {
         if pinned.contains(&index) {
-            continue;
+            return;
         }
-        let Some(content) = message.content.as_deref() else {
-            continue;
-        };
-        if message.role == Role::Tool && !content.starts_with(SUMMARY_MARK) {
-            let summary = summarize(content);
-            if summary.len() < content.len() {
-                message.content = Some(summary);
-                summarized += 1;
-            }
+        if let Some(summary) = summary_of(&history[index]) {
+            history[index].content = Some(summary);
+            summarized += 1;
         }
+    };
+    for index in 0..recent_from {
+        shorten(history, index);
     }
     // Still over the budget: recent tool results go too, oldest first, all but the
     // last message (the result the model has not answered yet).
     let last = history.len().saturating_sub(1);
     for index in recent_from..last {
-        if total(history) as f64 <= policy.budget_tokens as f64 * policy.trigger {
+        if !over(history) {
             break;
         }
-        if pinned.contains(&index) {
-            continue;
-        }
-        let message = &mut history[index];
-        let Some(content) = message.content.as_deref() else {
-            continue;
-        };
-        if message.role == Role::Tool && !content.starts_with(SUMMARY_MARK) {
-            let summary = summarize(content);
-            if summary.len() < content.len() {
-                message.content = Some(summary);
-                summarized += 1;
-            }
-        }
+        shorten(history, index);
     }
     (summarized > 0).then(|| Compaction {
         tokens_before,
         tokens_after: total(history),
         summarized,
     })
+}
+
+/// The summary that would replace `message`: only for a tool result not summarized
+/// yet, and only when it is shorter.
+fn summary_of(message: &Message) -> Option<String> {
+    let content = message.content.as_deref()?;
+    if message.role != Role::Tool || content.starts_with(SUMMARY_MARK) {
+        return None;
+    }
+    let summary = summarize(content);
+    (summary.len() < content.len()).then_some(summary)
 }
 
 /// The messages that never change: the system prompt, the task and the latest user
@@ -191,11 +187,8 @@ mod tests {
             let old_only: usize = history
                 .iter()
                 .enumerate()
-                .map(|(i, m)| match m.content.as_deref() {
-                    Some(c) if i < recent && m.role == Role::Tool && !pins.contains(&i) && !c.starts_with(SUMMARY_MARK) => {
-                        let summary = summarize(c);
-                        if summary.len() < c.len() { summary.len() / 4 + 1 } else { by_chars(m) }
-                    }
+                .map(|(i, m)| match summary_of(m) {
+                    Some(summary) if i < recent && !pins.contains(&i) => summary.len() / 4 + 1,
                     _ => by_chars(m),
                 })
                 .sum();

@@ -101,6 +101,14 @@ enum RetryMode {
     CallsOnly,
 }
 
+/// A reply made only of bare JSON calls.
+enum BareReply {
+    /// Every call names a tool that exists (or one repaired without doubt).
+    Calls(Vec<ProposedCall>),
+    /// The first name no tool answers to.
+    Invented(String),
+}
+
 /// A call the loop refuses to run: its class, the detail for the trace, the note.
 struct Rejection {
     class: FailureClass,
@@ -249,7 +257,7 @@ impl<B: Backend> Agent<B> {
                     raw: completion.text.clone(),
                 },
             );
-            let reading = match self.config.profile {
+            let mut reading = match self.config.profile {
                 Profile::Full => {
                     read_strict(self.family, &completion.text, completion.cut_off, false)
                 }
@@ -260,6 +268,34 @@ impl<B: Backend> Agent<B> {
                 Profile::React => read_react(&completion.text),
             };
             let profile = self.config.profile;
+            // Under `full`, a reply that is wholly bare JSON calls is read as calls when
+            // every tool exists (the markers were all that was missing), and as a call
+            // to an invented tool otherwise — not as an answer either way.
+            let bare = match &reading {
+                Reading::Answer(text) if profile == Profile::Full => self.bare_reply(text),
+                _ => None,
+            };
+            let mut invented = None;
+            match bare {
+                Some(BareReply::Calls(calls)) => {
+                    emit(
+                        &mut trace,
+                        TraceEvent::FormatRepaired {
+                            turn: state.turns,
+                            detail: format!(
+                                "{} call(s) written as bare JSON without the call markers",
+                                calls.len()
+                            ),
+                        },
+                    );
+                    reading = Reading::Calls {
+                        content: None,
+                        calls,
+                    };
+                }
+                Some(BareReply::Invented(name)) => invented = Some(name),
+                None => {}
+            }
             let flow = match reading {
                 Reading::Truncated => self.retry(
                     &mut state,
@@ -302,40 +338,11 @@ impl<B: Backend> Agent<B> {
                         RetryMode::Same,
                     )
                 }
-                Reading::Answer(text)
-                    if profile == Profile::Full && self.bare_calls(&text).is_some() =>
-                {
-                    // The reply is nothing but calls to known tools in strict JSON,
-                    // only without the call markers: run them rather than spend a turn
-                    // on a retry, and record that the format was repaired.
-                    let calls = self.bare_calls(&text).unwrap_or_default();
-                    emit(
-                        &mut trace,
-                        TraceEvent::FormatRepaired {
-                            turn: state.turns,
-                            detail: format!(
-                                "{} call(s) written as bare JSON without the call markers",
-                                calls.len()
-                            ),
-                        },
-                    );
-                    self.step(
-                        &mut state,
-                        &mut trace,
-                        &mut history,
-                        &completion,
-                        None,
-                        calls,
-                    )
-                    .await
-                }
-                Reading::Answer(text)
-                    if profile == Profile::Full && self.invented_tool(&text).is_some() =>
-                {
+                Reading::Answer(_) if invented.is_some() => {
                     // The reply is nothing but a call, to a tool that does not exist:
                     // not an answer. Say which tools there are and decode the retry
                     // under the calls-only grammar.
-                    let name = self.invented_tool(&text).unwrap_or_default();
+                    let name = invented.take().unwrap_or_default();
                     let names: Vec<&str> =
                         self.tools.tools().iter().map(|t| t.name.as_str()).collect();
                     self.retry(
@@ -610,27 +617,19 @@ impl<B: Backend> Agent<B> {
         Some(self.family.call_text(&call.0, &call.1))
     }
 
-    /// The reply's calls when it is wholly bare JSON calls to tools that exist (or
-    /// that [`Self::repaired_name`] finds without doubt).
-    fn bare_calls(&self, text: &str) -> Option<Vec<ProposedCall>> {
-        read_bare_calls(text).filter(|calls| {
-            calls.iter().all(|call| {
-                self.tools.get(&call.name).is_some()
-                    || self.repaired_name(&call.name, &call.arguments).is_some()
-            })
+    /// What a reply that is wholly bare JSON calls (`{"name": .., "arguments": {..}}`)
+    /// amounts to: calls, when every tool exists (or [`Self::repaired_name`] finds it
+    /// without doubt), else the first invented name. `None` for any other reply.
+    fn bare_reply(&self, text: &str) -> Option<BareReply> {
+        let calls = read_bare_calls(text)?;
+        let invented = calls.iter().find(|call| {
+            self.tools.get(&call.name).is_none()
+                && self.repaired_name(&call.name, &call.arguments).is_none()
+        });
+        Some(match invented {
+            Some(call) => BareReply::Invented(call.name.clone()),
+            None => BareReply::Calls(calls),
         })
-    }
-
-    /// The first unknown, unrepairable tool name when the reply is wholly bare JSON
-    /// calls (`{"name": .., "arguments": {..}}`) and not all of them can run.
-    fn invented_tool(&self, text: &str) -> Option<String> {
-        read_bare_calls(text)?
-            .into_iter()
-            .find(|call| {
-                self.tools.get(&call.name).is_none()
-                    && self.repaired_name(&call.name, &call.arguments).is_none()
-            })
-            .map(|call| call.name)
     }
 
     /// The tool an unknown name means: an obvious variant of a tool's name, else the

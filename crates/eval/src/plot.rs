@@ -71,27 +71,38 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, EvalErro
     register_font()?;
     let mut written = Vec::new();
     for name in CHARTS {
-        let fail = |e: String| EvalError::Plot(format!("{name}: {e}"));
-        let svg_path = dir.join(format!("{name}.svg"));
-        let tmp = dir.join(format!(".{name}.tmp.svg"));
-        {
-            let root = SVGBackend::new(&tmp, SIZE).into_drawing_area();
-            draw(name, &root, report).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))?;
+        for extension in ["svg", "png"] {
+            let path = dir.join(format!("{name}.{extension}"));
+            let tmp = dir.join(format!(".{name}.tmp.{extension}"));
+            if extension == "svg" {
+                render(
+                    name,
+                    SVGBackend::new(&tmp, SIZE).into_drawing_area(),
+                    report,
+                )?;
+            } else {
+                render(
+                    name,
+                    BitMapBackend::new(&tmp, SIZE).into_drawing_area(),
+                    report,
+                )?;
+            }
+            rename(&tmp, &path)?;
+            written.push(path);
         }
-        rename(&tmp, &svg_path)?;
-        written.push(svg_path);
-        let png_path = dir.join(format!("{name}.png"));
-        let tmp = dir.join(format!(".{name}.tmp.png"));
-        {
-            let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
-            draw(name, &root, report).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))?;
-        }
-        rename(&tmp, &png_path)?;
-        written.push(png_path);
     }
     Ok(written)
+}
+
+/// Draws chart `name` on `root` and writes it out.
+fn render<DB: DrawingBackend>(
+    name: &str,
+    root: DrawingArea<DB, Shift>,
+    report: &Report,
+) -> Result<(), EvalError> {
+    let fail = |e: String| EvalError::Plot(format!("{name}: {e}"));
+    draw(name, &root, report).map_err(fail)?;
+    root.present().map_err(|e| fail(e.to_string()))
 }
 
 fn rename(from: &Path, to: &Path) -> Result<(), EvalError> {
