@@ -78,9 +78,82 @@ fn models_path_list_and_inspect() {
         "context length   8192",
         "chat template    yes",
         "90.00 MiB for 4096 tokens of f16",
+        "vocabulary       49152",
+        "plan             1 sessions of 4096 tokens, f16 KV cache",
+        "gpu layers       0 of 31",
+        "fits             yes",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
+}
+
+#[test]
+fn inspect_prints_the_plan_for_several_sessions() {
+    tiny_model();
+    let row = |text: &str, key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("no {key:?} row in\n{text}"))
+    };
+    let out = rein(&[
+        "models",
+        "inspect",
+        "tiny",
+        "--ctx",
+        "2048",
+        "--kv",
+        "q8_0",
+        "--sessions",
+        "4",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        row(&text, "plan"),
+        "4 sessions of 2048 tokens, q8_0 KV cache"
+    );
+    // 4 × 2048 tokens × 23,040 bytes per token at f16, 34/64 of that at q8_0.
+    assert!(row(&text, "ram").contains("KV 95.62 MiB"), "{text}");
+    assert_eq!(row(&text, "fits"), "yes");
+
+    // A context no machine has the memory for: the plan says so and how many fit.
+    let out = rein(&[
+        "models",
+        "inspect",
+        "tiny",
+        "--ctx",
+        "200000000",
+        "--sessions",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(row(&text, "fits"), "no");
+    assert_eq!(row(&text, "sessions fit"), "0");
+}
+
+#[test]
+fn a_model_that_cannot_fit_is_refused_up_front_with_the_numbers() {
+    tiny_model();
+    assert_clean_failure(
+        &["chat", "--model", "tiny", "--ctx", "200000000", "hi"],
+        "1 sessions of 200000000 tokens need about",
+    );
+    assert_clean_failure(
+        &[
+            "serve",
+            "--model",
+            "tiny",
+            "--ctx",
+            "100000000",
+            "--sessions",
+            "8",
+            "--port",
+            "0",
+        ],
+        "not even one session fits",
+    );
 }
 
 #[test]

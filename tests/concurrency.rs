@@ -1,12 +1,13 @@
 //! Many sessions on one engine, on the real tiny model: continuous batching gives each
 //! session the text it would get alone, and admission control queues sessions beyond
-//! the limit instead of failing them.
+//! what the memory planner admits instead of failing them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rein_llama::{Engine, EngineConfig, EngineError, GenerateRequest, Prompt, SamplingParams};
+use rein_models::{plan_memory, GgufInfo, Machine, PlanRequest};
 
 use crate::support::tiny_model;
 
@@ -84,9 +85,19 @@ fn batched_sessions_get_the_text_they_would_get_alone() {
 }
 
 #[test]
-fn sessions_beyond_the_limit_wait_their_turn_and_all_finish() {
+fn sessions_beyond_the_memory_budget_wait_their_turn_and_all_finish() {
+    // A memory budget with room for three sessions of 512 tokens, not four.
+    let info = GgufInfo::read(&tiny_model()).unwrap();
+    let one = plan_memory(&info, PlanRequest::new(512, 1), &Machine::default());
+    let budget = Machine {
+        ram: Some((one.ram.total(3) + one.ram.kv_per_session / 2) / 9 * 10),
+        ..Machine::default()
+    };
+    let plan = plan_memory(&info, PlanRequest::new(512, 8), &budget);
+    assert!(!plan.fits());
+    assert_eq!(plan.sessions_fit, 3);
     runtime().block_on(async {
-        let engine = load(3, Duration::from_secs(120)).await;
+        let engine = load(plan.sessions_fit, Duration::from_secs(120)).await;
         let running = Arc::new(AtomicUsize::new(0));
         let peak = Arc::new(AtomicUsize::new(0));
         let mut tasks = Vec::new();

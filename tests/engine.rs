@@ -1,12 +1,12 @@
 //! The llama.cpp engine on the real tiny model: determinism, stop reasons, streaming,
-//! prefix reuse, limits, and the memory estimate against what llama.cpp reports.
+//! prefix reuse, limits, and the memory plan against what llama.cpp reports.
 
 use rein_format::{ChatTemplate, RenderContext};
 use rein_llama::{
     Engine, EngineConfig, EngineError, GenerateEvent, GenerateRequest, Prompt, SamplingParams,
     StopReason,
 };
-use rein_models::{GgufInfo, KvCacheType};
+use rein_models::{plan_memory, GgufInfo, KvCacheType, Machine, PlanRequest};
 use rein_protocol::Message;
 
 use crate::support::tiny_model;
@@ -315,16 +315,28 @@ fn tokenize_round_trips() {
 }
 
 #[test]
-fn memory_estimate_matches_what_llama_cpp_allocates() {
+fn memory_plan_matches_what_llama_cpp_allocates() {
     let path = tiny_model();
     let info = GgufInfo::read(&path).unwrap();
     // llama.cpp's log for this model at n_ctx 4096: "KV buffer size = 90.00 MiB"
     // (K f16 45.00 MiB + V f16 45.00 MiB) and "model buffer size = 92.10 MiB".
-    let estimate = info.memory_estimate(4096, KvCacheType::F16);
-    assert_eq!(estimate.kv_bytes(), 90 * 1024 * 1024);
+    let plan = plan_memory(&info, PlanRequest::new(4096, 1), &Machine::default());
+    assert_eq!(plan.ram.kv_per_session, 90 * 1024 * 1024);
+    let mut q8 = PlanRequest::new(4096, 1);
+    q8.kv_type = KvCacheType::Q8_0;
+    // q8_0: 34 bytes per 32 values.
+    assert_eq!(
+        plan_memory(&info, q8, &Machine::default())
+            .ram
+            .kv_per_session,
+        90 * 1024 * 1024 / 64 * 34
+    );
+    assert_eq!(info.layer_bytes.len(), 30);
+    assert!(info.layer_bytes.iter().sum::<u64>() + info.output_bytes < info.weights_bytes);
     runtime().block_on(async {
         let engine = load(256).await;
-        assert_eq!(estimate.weights_bytes, engine.info().weights_bytes);
+        assert_eq!(plan.ram.weights, engine.info().weights_bytes);
+        assert_eq!(info.vocab_size, engine.info().n_vocab as u64);
         assert_eq!(info.parameter_count, engine.info().n_params);
         assert_eq!(
             info.context_length,

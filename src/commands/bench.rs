@@ -1,6 +1,7 @@
 //! `rein bench`: measurements that need a loaded model. `reuse`: time to first token
 //! of a later turn with the cached prefix vs a full re-prefill of the same tokens;
 //! `concurrency`: aggregate decode tokens/s with 1, 2, 4, … sessions batched together;
+//! `memory`: peak resident memory against the planner's estimate (bench_memory.rs);
 //! `serve`: an HTTP load test (bench_serve.rs).
 
 use std::time::Instant;
@@ -16,6 +17,8 @@ pub enum BenchCommand {
     Reuse(ReuseArgs),
     /// Aggregate decode tokens/s for several concurrent sessions.
     Concurrency(ConcurrencyArgs),
+    /// Peak resident memory of sessions that fill their context, against the plan.
+    Memory(super::bench_memory::MemoryBenchArgs),
     /// A bounded HTTP load test of `rein serve`: latency percentiles and tokens/s.
     Serve(super::bench_serve::ServeBenchArgs),
 }
@@ -62,11 +65,12 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
     match command {
         BenchCommand::Reuse(args) => runtime()?.block_on(reuse(args)),
         BenchCommand::Concurrency(args) => runtime()?.block_on(concurrency(args)),
+        BenchCommand::Memory(args) => runtime()?.block_on(super::bench_memory::run(args)),
         BenchCommand::Serve(args) => super::bench_serve::run(args),
     }
 }
 
-fn greedy(prompt: Prompt, max_tokens: u32) -> GenerateRequest {
+pub(crate) fn greedy(prompt: Prompt, max_tokens: u32) -> GenerateRequest {
     let mut request = GenerateRequest::new(prompt);
     request.sampling = SamplingParams::greedy();
     request.max_tokens = max_tokens;
@@ -77,8 +81,7 @@ fn greedy(prompt: Prompt, max_tokens: u32) -> GenerateRequest {
 async fn reuse(args: ReuseArgs) -> anyhow::Result<()> {
     let path = args.model.resolve()?;
     // Two sessions hold the conversation at once (cached and fresh); they share the KV.
-    let mut config = args.model.engine_config(path, Some((args.ctx + 512) * 2));
-    config.max_sessions = 2;
+    let config = args.model.engine_config(path, Some(args.ctx + 512), 2)?;
     let engine = Engine::load(config).await?;
     // A conversation of about `ctx` tokens, then one more user turn.
     let filler = "The agent read the file, ran the tests and wrote down what it found. ";
@@ -135,8 +138,7 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
     let most = args.sessions.iter().copied().max().unwrap_or(1);
     let path = args.model.resolve()?;
     let per_session = args.tokens + 64;
-    let mut config = args.model.engine_config(path, Some(per_session * most));
-    config.max_sessions = most;
+    let config = args.model.engine_config(path, Some(per_session), most)?;
     let engine = Engine::load(config).await?;
     let mut rates = serde_json::Map::new();
     for &count in &args.sessions {
@@ -174,6 +176,6 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn round(value: f64) -> f64 {
+pub(crate) fn round(value: f64) -> f64 {
     (value * 10.0).round() / 10.0
 }

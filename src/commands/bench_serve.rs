@@ -92,8 +92,7 @@ async fn start_server(
 ) -> anyhow::Result<(SocketAddr, tokio::sync::oneshot::Sender<()>)> {
     let path = args.model.resolve()?;
     let sessions = args.sessions.max(1);
-    let mut config = args.model.engine_config(path, Some(args.ctx * sessions));
-    config.max_sessions = sessions;
+    let mut config = args.model.engine_config(path, Some(args.ctx), sessions)?;
     config.queue_timeout = Duration::from_secs(900);
     let engine = Engine::load(config).await?;
     let model = ServedModel::new(

@@ -98,7 +98,7 @@ async fn chat(
     choice: ToolChoice,
     tool_format: ToolFormat,
 ) -> anyhow::Result<()> {
-    let config = args.model.engine_config(path, args.ctx);
+    let config = args.model.engine_config(path, args.ctx, 1)?;
     let engine = Engine::load(config).await?;
     let info = engine.info();
     let format = ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;

@@ -1,6 +1,7 @@
 //! The subcommands, and the model resolution they share.
 
 pub mod bench;
+pub mod bench_memory;
 pub mod bench_serve;
 pub mod chat;
 pub mod eval;
@@ -71,9 +72,10 @@ pub struct ModelArgs {
     /// CPU threads (default: all cores).
     #[arg(long)]
     pub threads: Option<u32>,
-    /// Layers to offload to a GPU (GPU builds only).
-    #[arg(long, default_value_t = 0)]
-    pub gpu_layers: u32,
+    /// Layers to offload to a GPU: a number, or `auto` for as many as fit in its free
+    /// memory (GPU builds only; CPU builds use none).
+    #[arg(long, default_value = "auto")]
+    pub gpu_layers: rein_models::GpuLayers,
     /// Fail instead of pulling a named model that is not in the cache.
     #[arg(long)]
     pub no_pull: bool,
@@ -88,15 +90,93 @@ impl ModelArgs {
         resolve(&self.model, !self.no_pull)
     }
 
-    /// The engine settings for `path` with a context of `n_ctx` tokens.
-    pub fn engine_config(&self, path: PathBuf, n_ctx: Option<u32>) -> rein_llama::EngineConfig {
+    /// The memory plan for `sessions` sessions of `ctx_per_session` tokens of the model
+    /// `info` describes, within the memory free now. When fewer sessions fit, the plan
+    /// is for those (the rest of the requests wait in the engine's queue), with a
+    /// warning; when not even one fits, an error with the numbers.
+    pub fn plan(
+        &self,
+        info: &rein_models::GgufInfo,
+        ctx_per_session: u32,
+        sessions: u32,
+    ) -> anyhow::Result<rein_models::MemoryPlan> {
+        if ctx_per_session.checked_mul(sessions).is_none() {
+            anyhow::bail!(
+                "{sessions} sessions of {ctx_per_session} tokens: the context is too large"
+            );
+        }
+        let mut request = rein_models::PlanRequest::new(u64::from(ctx_per_session), sessions);
+        request.kv_type = self.kv;
+        request.gpu_layers = self.gpu_layers;
+        request.n_batch = rein_llama::EngineConfig::new("").n_batch;
+        let machine = rein_llama::machine();
+        let plan = rein_models::plan_memory(info, request, &machine);
+        match plan.refusal() {
+            None => Ok(plan),
+            Some(reason) if plan.sessions_fit == 0 => anyhow::bail!("{reason}"),
+            Some(reason) => {
+                tracing::warn!("{reason}: running {} at once", plan.sessions_fit);
+                request.sessions = plan.sessions_fit;
+                Ok(rein_models::plan_memory(info, request, &machine))
+            }
+        }
+    }
+
+    /// The engine settings for the model at `path` as `plan` places it.
+    pub fn engine_config_for(
+        &self,
+        path: PathBuf,
+        plan: &rein_models::MemoryPlan,
+    ) -> rein_llama::EngineConfig {
+        let sessions = plan.request.sessions.max(1);
         let mut config = rein_llama::EngineConfig::new(path);
-        config.n_ctx = n_ctx;
+        config.n_ctx = u32::try_from(plan.request.ctx_per_session * u64::from(sessions)).ok();
+        config.max_sessions = sessions;
         config.threads = self.threads;
-        config.gpu_layers = self.gpu_layers;
+        config.gpu_layers = plan.gpu_layers;
         config.kv_type = self.kv;
         config
     }
+
+    /// The engine settings for `sessions` sessions of `ctx_per_session` tokens (default:
+    /// the model's training context, at most 4096) of the model at `path`, refused up
+    /// front when the memory planner says they do not fit.
+    pub fn engine_config(
+        &self,
+        path: PathBuf,
+        ctx_per_session: Option<u32>,
+        sessions: u32,
+    ) -> anyhow::Result<rein_llama::EngineConfig> {
+        let sessions = sessions.max(1);
+        let info = match rein_models::GgufInfo::read(&path) {
+            Ok(info) => info,
+            // A tensor type the metadata reader does not know: llama.cpp loads it
+            // unplanned (a GPU only with an explicit layer count).
+            Err(rein_models::ModelError::InvalidGguf { reason, .. })
+                if reason.contains("unknown dtype") =>
+            {
+                tracing::warn!(%reason, "no memory plan for this model");
+                let mut config = rein_llama::EngineConfig::new(path);
+                config.n_ctx = ctx_per_session.and_then(|c| c.checked_mul(sessions));
+                config.max_sessions = sessions;
+                config.threads = self.threads;
+                config.kv_type = self.kv;
+                if let rein_models::GpuLayers::Fixed(n) = self.gpu_layers {
+                    config.gpu_layers = n;
+                }
+                return Ok(config);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let ctx = ctx_per_session.unwrap_or_else(|| default_ctx(&info));
+        let plan = self.plan(&info, ctx, sessions)?;
+        Ok(self.engine_config_for(path, &plan))
+    }
+}
+
+/// The context a model gets when none is asked for: its training context, at most 4096.
+pub fn default_ctx(info: &rein_models::GgufInfo) -> u32 {
+    info.context_length.unwrap_or(4096).min(4096) as u32
 }
 
 /// The bearer key held by the environment variable `var`, when one is named; an unset

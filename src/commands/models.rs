@@ -2,7 +2,8 @@
 
 use clap::Subcommand;
 use rein_models::{
-    pull_model, GgufInfo, KvCacheType, Manifest, ModelCache, PipCommand, PullOutcome,
+    plan_memory, pull_model, GgufInfo, GpuLayers, KvCacheType, Manifest, MemoryPlan, ModelCache,
+    PipCommand, PlanRequest, PullOutcome, MAX_PLANNED_SESSIONS,
 };
 
 use super::human_bytes;
@@ -23,16 +24,24 @@ pub enum ModelsCommand {
         /// The model's name.
         name: String,
     },
-    /// Show a model's GGUF metadata and a memory estimate (no weights are loaded).
+    /// Show a model's GGUF metadata and the memory plan for K sessions of N tokens on
+    /// this machine: whether they fit, how many would, how many layers go to a GPU (no
+    /// weights are loaded).
     Inspect {
         /// A model name, a .gguf path, or hf:owner/repo/file.gguf.
         model: String,
-        /// Context size for the memory estimate.
+        /// Tokens of context per session.
         #[arg(long, default_value_t = 4096)]
         ctx: u64,
-        /// KV cache type for the memory estimate: f32, f16, q8_0, q4_0.
+        /// KV cache type: f32, f16, q8_0, q4_0.
         #[arg(long, default_value = "f16")]
         kv: KvCacheType,
+        /// Sessions that run at once.
+        #[arg(long, default_value_t = 1)]
+        sessions: u32,
+        /// Layers to offload to a GPU: a number or `auto`.
+        #[arg(long, default_value = "auto")]
+        gpu_layers: GpuLayers,
     },
     /// Write quantized copies of a model into the cache (llama.cpp's quantizer).
     Quantize {
@@ -93,10 +102,21 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
                     })?;
             println!("{}", path.display());
         }
-        ModelsCommand::Inspect { model, ctx, kv } => {
+        ModelsCommand::Inspect {
+            model,
+            ctx,
+            kv,
+            sessions,
+            gpu_layers,
+        } => {
             let path = super::resolve(&model, false)?;
             let info = GgufInfo::read(&path)?;
             print_info(&info, ctx, kv);
+            let mut request = PlanRequest::new(ctx, sessions.max(1));
+            request.kv_type = kv;
+            request.gpu_layers = gpu_layers;
+            request.n_batch = rein_llama::EngineConfig::new("").n_batch;
+            print_plan(&plan_memory(&info, request, &rein_llama::machine()));
         }
         ModelsCommand::Quantize {
             model,
@@ -110,7 +130,7 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
 }
 
 fn print_info(info: &GgufInfo, ctx: u64, kv: KvCacheType) {
-    let estimate = info.memory_estimate(ctx, kv);
+    let kv_per_token = info.kv_bytes_per_token(kv);
     let row = |k: &str, v: String| println!("{k:<16} {v}");
     row("file", info.path.display().to_string());
     row(
@@ -146,22 +166,70 @@ fn print_info(info: &GgufInfo, ctx: u64, kv: KvCacheType) {
         }
         .to_string(),
     );
-    row("weights", human_bytes(estimate.weights_bytes));
+    row("weights", human_bytes(info.weights_bytes));
+    row("vocabulary", info.vocab_size.to_string());
     row(
         "kv cache",
         format!(
             "{} for {} tokens of {} ({} bytes per token)",
-            human_bytes(estimate.kv_bytes()),
+            human_bytes(kv_per_token * ctx),
             ctx,
             kv,
-            estimate.kv_bytes_per_token
+            kv_per_token
+        ),
+    );
+}
+
+fn print_plan(plan: &MemoryPlan) {
+    let row = |k: &str, v: String| println!("{k:<16} {v}");
+    let r = &plan.request;
+    println!();
+    row(
+        "plan",
+        format!(
+            "{} sessions of {} tokens, {} KV cache",
+            r.sessions, r.ctx_per_session, r.kv_type
+        ),
+    );
+    let ram = &plan.ram;
+    row(
+        "ram",
+        format!(
+            "{} (weights {} + KV {} + compute {} + runtime {})",
+            human_bytes(ram.total(r.sessions)),
+            human_bytes(ram.weights),
+            human_bytes(ram.kv_per_session * u64::from(r.sessions)),
+            human_bytes(ram.compute),
+            human_bytes(ram.runtime)
         ),
     );
     row(
-        "memory estimate",
-        format!(
-            "{} (weights + kv cache)",
-            human_bytes(estimate.total_bytes())
-        ),
+        "ram free",
+        plan.ram_free.map_or("unknown".into(), human_bytes),
     );
+    row(
+        "gpu layers",
+        format!("{} of {}", plan.gpu_layers, plan.offloadable_layers),
+    );
+    if plan.gpu_layers > 0 {
+        let gpu = &plan.gpu;
+        row(
+            "gpu",
+            format!(
+                "{} (weights {} + KV {} + compute {}) of {} free",
+                human_bytes(gpu.total(r.sessions)),
+                human_bytes(gpu.weights),
+                human_bytes(gpu.kv_per_session * u64::from(r.sessions)),
+                human_bytes(gpu.compute),
+                human_bytes(plan.gpu_free)
+            ),
+        );
+    }
+    row("fits", if plan.fits() { "yes" } else { "no" }.to_string());
+    let most = if plan.sessions_fit >= MAX_PLANNED_SESSIONS {
+        format!("{MAX_PLANNED_SESSIONS} or more")
+    } else {
+        plan.sessions_fit.to_string()
+    };
+    row("sessions fit", most);
 }

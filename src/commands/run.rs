@@ -110,9 +110,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "local" => {
             let path = args.model.resolve()?;
             runtime.block_on(async {
-                let engine_config = args
-                    .model
-                    .engine_config(path, Some(args.ctx.unwrap_or(8192)));
+                let engine_config =
+                    args.model
+                        .engine_config(path, Some(args.ctx.unwrap_or(8192)), 1)?;
                 let engine = Engine::load(engine_config).await?;
                 let backend = LocalBackend::new(&engine).await?;
                 run_agent(backend, workspace, config, &args.task, trace).await

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use rein_format::ToolFormat;
 use rein_llama::Engine;
-use rein_models::{GgufInfo, KvCacheType};
+use rein_models::GgufInfo;
 use rein_serve::{AppState, ServedModel};
 
 /// Arguments of `rein serve`.
@@ -61,57 +61,34 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let sessions = args.sessions.max(1);
     let per_request = args
         .ctx
-        .unwrap_or_else(|| info.context_length.unwrap_or(4096).min(4096) as u32)
+        .unwrap_or_else(|| super::default_ctx(&info))
         .max(64);
-    let total_ctx = per_request
-        .checked_mul(sessions)
-        .context("--ctx times --sessions is too large")?;
-    check_memory(&info, total_ctx, sessions, args.model.kv)?;
+    let plan = args.model.plan(&info, per_request, sessions)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let mut config = args.model.engine_config(path, Some(total_ctx));
-        config.max_sessions = sessions;
+        let mut config = args.model.engine_config_for(path, &plan);
         config.queue_timeout = Duration::from_secs(args.queue_timeout);
         let engine = Engine::load(config).await?;
-        let name = args.name.clone().unwrap_or_else(|| args.model.model.clone());
+        let name = args
+            .name
+            .clone()
+            .unwrap_or_else(|| args.model.model.clone());
         let model = ServedModel::new(engine, name, tool_format, per_request)?;
         let state = Arc::new(AppState::new(model, api_key, args.max_body_bytes));
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
             .await
             .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
         let address = listener.local_addr()?;
-        println!("rein serve: listening on http://{address}/v1 ({sessions} sessions of {per_request} tokens)");
+        println!(
+            "rein serve: listening on http://{address}/v1 ({} sessions of {per_request} tokens)",
+            plan.request.sessions
+        );
         rein_serve::serve(listener, rein_serve::router(state), async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await?;
         anyhow::Ok(())
     })
-}
-
-/// Refuses up front when the weights and every session's KV cache cannot fit in the
-/// memory the machine has free.
-fn check_memory(
-    info: &GgufInfo,
-    total_ctx: u32,
-    sessions: u32,
-    kv: KvCacheType,
-) -> anyhow::Result<()> {
-    let estimate = info.memory_estimate(u64::from(total_ctx), kv);
-    let Some(available) = rein_models::available_memory() else {
-        return Ok(());
-    };
-    if estimate.total_bytes() > available {
-        anyhow::bail!(
-            "{sessions} sessions of {} tokens need about {} (weights {} + KV cache {}) but only {} is free; lower --sessions or --ctx",
-            total_ctx / sessions,
-            super::human_bytes(estimate.total_bytes()),
-            super::human_bytes(estimate.weights_bytes),
-            super::human_bytes(estimate.kv_bytes()),
-            super::human_bytes(available),
-        );
-    }
-    Ok(())
 }

@@ -10,7 +10,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use rein_agent::{read_trace, Agent, LocalBackend, RunConfig, RunResult, TraceWriter};
 use rein_llama::{Engine, EngineConfig};
-use rein_models::{GgufInfo, KvCacheType};
+use rein_models::{
+    plan_memory, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan, PlanRequest,
+};
 use rein_tools::{Registry, ToolLimits, Workspace};
 
 use crate::declared::DeclaredTool;
@@ -71,33 +73,26 @@ pub trait Progress {
     fn run_done(&self, record: Option<&RunRecord>);
 }
 
-/// How many runs fit at once: the weights once, plus one KV cache of `ctx` tokens per
-/// run, inside 90% of the free memory; at most `wanted` (default 2). Refuses when not
-/// even one run fits, with the numbers.
+/// How many runs fit at once, and where the model's layers go: the memory planner's
+/// answer for `wanted` runs (default 2) of `ctx` tokens, at most as many as fit.
+/// Refuses when not even one run fits, with the numbers.
 pub fn plan_parallel(
     info: &GgufInfo,
     ctx: u32,
     kv: KvCacheType,
     wanted: Option<u32>,
-    free: Option<u64>,
-) -> Result<u32, EvalError> {
+    machine: &Machine,
+) -> Result<MemoryPlan, EvalError> {
     let wanted = wanted.unwrap_or(2).max(1);
-    let per_run = info.kv_bytes_per_token(kv) * u64::from(ctx);
-    let Some(free) = free else {
-        return Ok(wanted);
-    };
-    let usable = free / 10 * 9;
-    let fits = usable.saturating_sub(info.weights_bytes) / per_run.max(1);
-    if fits == 0 {
-        return Err(EvalError::Setting(format!(
-            "one run needs {} MiB (weights {} MiB + KV {} MiB for {ctx} tokens) but {} MiB is free",
-            (info.weights_bytes + per_run) >> 20,
-            info.weights_bytes >> 20,
-            per_run >> 20,
-            free >> 20
-        )));
+    let mut request = PlanRequest::new(u64::from(ctx), wanted);
+    request.kv_type = kv;
+    request.gpu_layers = GpuLayers::Auto;
+    let plan = plan_memory(info, request, machine);
+    if plan.sessions_fit == 0 {
+        return Err(EvalError::Setting(plan.refusal().unwrap_or_default()));
     }
-    Ok(wanted.min(fits.min(u64::from(u32::MAX)) as u32))
+    request.sessions = wanted.min(plan.sessions_fit);
+    Ok(plan_memory(info, request, machine))
 }
 
 /// Runs every task × repetition of `arm` not in `done`; returns the new records
@@ -111,13 +106,14 @@ pub async fn run_arm(
     progress: &dyn Progress,
 ) -> Result<Vec<RunRecord>, EvalError> {
     let kv = arm.kv()?;
-    let parallel = plan_parallel(
+    let plan = plan_parallel(
         &model.info,
         settings.ctx,
         kv,
         settings.parallel,
-        rein_models::available_memory(),
+        &rein_llama::machine(),
     )?;
+    let parallel = plan.request.sessions;
     let mut jobs = Vec::new();
     for rep in 0..settings.reps {
         for task in tasks {
@@ -134,6 +130,7 @@ pub async fn run_arm(
     let mut config = EngineConfig::new(&model.path);
     config.n_ctx = Some(settings.ctx * parallel);
     config.max_sessions = parallel;
+    config.gpu_layers = plan.gpu_layers;
     config.threads = settings.threads;
     config.kv_type = kv;
     config.queue_timeout = Duration::from_secs(24 * 3600);
@@ -365,6 +362,11 @@ mod tests {
             key_length: 32,
             value_length: 32,
             weights_bytes: weights,
+            layer_bytes: vec![weights / 2; 2],
+            output_bytes: 0,
+            matrix_bytes_by_type: Default::default(),
+            vocab_size: 1000,
+            feed_forward_length: 256,
             chat_template: None,
         }
     }
@@ -372,21 +374,22 @@ mod tests {
     #[test]
     fn parallel_runs_are_bounded_by_free_memory() {
         let model = info(100 << 20);
-        let per_run = model.kv_bytes_per_token(KvCacheType::F16) * 1000;
-        // Room for exactly three runs' KV after the weights (inside 90%).
-        let free = ((100 << 20) + 3 * per_run) / 9 * 10 + 100;
-        assert_eq!(
-            plan_parallel(&model, 1000, KvCacheType::F16, Some(8), Some(free)).unwrap(),
-            3
-        );
-        assert_eq!(
-            plan_parallel(&model, 1000, KvCacheType::F16, Some(2), Some(free)).unwrap(),
-            2
-        );
-        assert!(plan_parallel(&model, 1000, KvCacheType::F16, None, Some(50 << 20)).is_err());
-        assert_eq!(
-            plan_parallel(&model, 1000, KvCacheType::F16, None, None).unwrap(),
-            2
-        );
+        let machine = |ram| Machine {
+            ram,
+            ..Machine::default()
+        };
+        let one = plan_parallel(&model, 1000, KvCacheType::F16, Some(1), &machine(None)).unwrap();
+        let per_run = one.ram.kv_per_session;
+        // Room for exactly three runs inside 90% of what is free.
+        let free = (one.ram.total(3) + per_run / 2) / 9 * 10;
+        let sessions = |wanted, ram| {
+            plan_parallel(&model, 1000, KvCacheType::F16, wanted, &machine(ram))
+                .map(|p| p.request.sessions)
+        };
+        assert_eq!(sessions(Some(8), Some(free)).unwrap(), 3);
+        assert_eq!(sessions(Some(2), Some(free)).unwrap(), 2);
+        let refused = sessions(None, Some(50 << 20)).unwrap_err().to_string();
+        assert!(refused.contains("not even one session fits"), "{refused}");
+        assert_eq!(sessions(None, None).unwrap(), 2);
     }
 }

@@ -1,14 +1,15 @@
 //! GGUF metadata read with candle-core's reader (no weights loaded), and the checks
 //! that keep a damaged file away from llama.cpp, which aborts on some of them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::quantized::GgmlDType;
 
-use crate::memory::{kv_bytes_per_token, KvCacheType, MemoryEstimate};
+use crate::memory::{kv_bytes_per_token, KvCacheType};
 use crate::ModelError;
 
 /// What `rein models inspect` shows about a GGUF file.
@@ -44,6 +45,19 @@ pub struct GgufInfo {
     pub value_length: u64,
     /// Bytes of tensor data.
     pub weights_bytes: u64,
+    /// Bytes of tensor data in each transformer layer (`blk.N.*`), by layer index.
+    pub layer_bytes: Vec<u64>,
+    /// Bytes of the output head (`output.weight`, `output_norm.*`), which is offloaded
+    /// to a GPU together with the last layer.
+    pub output_bytes: u64,
+    /// Bytes of the weights used in matrix products (every tensor but the token
+    /// embeddings), by ggml type name (`Q4_K`, `Q8_0`, ...): the CPU backend keeps a
+    /// second, repacked copy of some types.
+    pub matrix_bytes_by_type: BTreeMap<String, u64>,
+    /// Tokens in the vocabulary.
+    pub vocab_size: u64,
+    /// Width of the feed-forward layer.
+    pub feed_forward_length: u64,
     /// `tokenizer.chat_template`, when present.
     pub chat_template: Option<String>,
 }
@@ -93,6 +107,9 @@ impl GgufInfo {
         let mut parameter_count = 0u64;
         let mut weights_bytes = 0u64;
         let mut data_end = 0u64;
+        let mut layer_bytes = vec![0u64; usize::try_from(block_count).unwrap_or(0).min(4096)];
+        let mut output_bytes = 0u64;
+        let mut matrix_bytes_by_type = BTreeMap::new();
         for (name, info) in &content.tensor_infos {
             let elements = info.shape.elem_count() as u64;
             let block = info.ggml_dtype.block_size() as u64;
@@ -104,6 +121,20 @@ impl GgufInfo {
             let bytes = elements / block * info.ggml_dtype.type_size() as u64;
             parameter_count += elements;
             weights_bytes += bytes;
+            if !name.starts_with("token_embd") && info.shape.dims().len() >= 2 {
+                *matrix_bytes_by_type
+                    .entry(ggml_type_name(info.ggml_dtype).to_string())
+                    .or_insert(0) += bytes;
+            }
+            match tensor_layer(name) {
+                Some(layer) => {
+                    if let Some(total) = layer_bytes.get_mut(layer) {
+                        *total += bytes;
+                    }
+                }
+                None if name.starts_with("output") => output_bytes += bytes,
+                None => {}
+            }
             data_end = data_end.max(content.tensor_data_offset + info.offset + bytes);
         }
         if data_end > file_size {
@@ -128,6 +159,17 @@ impl GgufInfo {
             key_length,
             value_length,
             weights_bytes,
+            layer_bytes,
+            output_bytes,
+            matrix_bytes_by_type,
+            vocab_size: arch_u64("vocab_size")
+                .or_else(|| {
+                    meta.get("tokenizer.ggml.tokens")
+                        .and_then(|v| v.to_vec().ok())
+                        .map(|tokens| tokens.len() as u64)
+                })
+                .unwrap_or(0),
+            feed_forward_length: arch_u64("feed_forward_length").unwrap_or(4 * embedding_length),
             chat_template: meta_string(meta, "tokenizer.chat_template"),
             architecture,
         })
@@ -141,16 +183,6 @@ impl GgufInfo {
             self.value_length * self.head_count_kv,
             kv_type,
         )
-    }
-
-    /// Weights plus KV cache for a context of `n_ctx` tokens.
-    pub fn memory_estimate(&self, n_ctx: u64, kv_type: KvCacheType) -> MemoryEstimate {
-        MemoryEstimate {
-            weights_bytes: self.weights_bytes,
-            kv_bytes_per_token: self.kv_bytes_per_token(kv_type),
-            n_ctx,
-            kv_type,
-        }
     }
 }
 
@@ -193,6 +225,32 @@ fn open_gguf(path: &Path) -> Result<File, ModelError> {
     }
     drop(file);
     File::open(path).map_err(ModelError::io("opening", path))
+}
+
+/// llama.cpp's name of a tensor type.
+fn ggml_type_name(dtype: GgmlDType) -> &'static str {
+    match dtype {
+        GgmlDType::F32 => "F32",
+        GgmlDType::F16 => "F16",
+        GgmlDType::BF16 => "BF16",
+        GgmlDType::Q4_0 => "Q4_0",
+        GgmlDType::Q4_1 => "Q4_1",
+        GgmlDType::Q5_0 => "Q5_0",
+        GgmlDType::Q5_1 => "Q5_1",
+        GgmlDType::Q8_0 => "Q8_0",
+        GgmlDType::Q8_1 => "Q8_1",
+        GgmlDType::Q2K => "Q2_K",
+        GgmlDType::Q3K => "Q3_K",
+        GgmlDType::Q4K => "Q4_K",
+        GgmlDType::Q5K => "Q5_K",
+        GgmlDType::Q6K => "Q6_K",
+        GgmlDType::Q8K => "Q8_K",
+    }
+}
+
+/// The layer index of a tensor named `blk.N.…`.
+fn tensor_layer(name: &str) -> Option<usize> {
+    name.strip_prefix("blk.")?.split('.').next()?.parse().ok()
 }
 
 fn meta_string(meta: &HashMap<String, Value>, key: &str) -> Option<String> {

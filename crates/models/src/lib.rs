@@ -12,6 +12,7 @@ mod gguf;
 mod hub;
 mod manifest;
 mod memory;
+mod plan;
 mod pull;
 mod resolve;
 
@@ -20,7 +21,11 @@ pub use error::ModelError;
 pub use gguf::{validate_gguf, GgufInfo};
 pub use hub::{HubSettings, HubSource};
 pub use manifest::{Manifest, ModelEntry, PackageSpec};
-pub use memory::{available_memory, KvCacheType, MemoryEstimate};
+pub use memory::{available_memory, peak_resident_memory, KvCacheType};
+pub use plan::{
+    cpu_repacked_types, plan_memory, GpuLayers, GpuMemory, Machine, MemoryPlan, Placement,
+    PlanRequest, MAX_PLANNED_SESSIONS,
+};
 pub use pull::{
     file_sha256, pull_model, PipCommand, ProgressUnit, PullOutcome, PullProgress, SilentProgress,
 };

@@ -60,31 +60,6 @@ impl FromStr for KvCacheType {
     }
 }
 
-/// What a model needs in memory for a given context size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemoryEstimate {
-    /// Bytes of weight tensors.
-    pub weights_bytes: u64,
-    /// Bytes of KV cache per token of context.
-    pub kv_bytes_per_token: u64,
-    /// The context size the estimate is for.
-    pub n_ctx: u64,
-    /// The KV cache element type.
-    pub kv_type: KvCacheType,
-}
-
-impl MemoryEstimate {
-    /// KV cache bytes for `n_ctx` tokens.
-    pub fn kv_bytes(&self) -> u64 {
-        self.kv_bytes_per_token * self.n_ctx
-    }
-
-    /// Weights plus KV cache.
-    pub fn total_bytes(&self) -> u64 {
-        self.weights_bytes + self.kv_bytes()
-    }
-}
-
 /// KV bytes per token for a transformer with `n_layer` layers whose keys and values
 /// have `k_width` and `v_width` elements per layer (head size × KV heads).
 pub fn kv_bytes_per_token(n_layer: u64, k_width: u64, v_width: u64, kv_type: KvCacheType) -> u64 {
@@ -97,6 +72,15 @@ pub fn kv_bytes_per_token(n_layer: u64, k_width: u64, v_width: u64, kv_type: KvC
 pub fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The most resident memory this process has used so far (`VmHWM` from
+/// /proc/self/status), in bytes; `None` where that is not known (non-Linux).
+pub fn peak_resident_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
@@ -124,18 +108,6 @@ mod tests {
             kv_bytes_per_token(30, 192, 192, KvCacheType::Q4_0),
             30 * 2 * 6 * 18
         );
-    }
-
-    #[test]
-    fn estimate_adds_weights_and_kv() {
-        let e = MemoryEstimate {
-            weights_bytes: 1000,
-            kv_bytes_per_token: 10,
-            n_ctx: 4,
-            kv_type: KvCacheType::F16,
-        };
-        assert_eq!(e.kv_bytes(), 40);
-        assert_eq!(e.total_bytes(), 1040);
     }
 
     #[test]
