@@ -81,7 +81,7 @@ pub async fn run(args: MemoryBenchArgs) -> anyhow::Result<()> {
         "tokens_held": held,
         "estimate_mib": mib(estimate),
         "estimate_weights_mib": mib(plan.ram.weights),
-        "estimate_kv_mib": mib(plan.ram.kv_per_session * u64::from(sessions)),
+        "estimate_kv_mib": mib(plan.ram.kv(sessions)),
         "estimate_compute_mib": mib(plan.ram.compute),
         "estimate_runtime_mib": mib(plan.ram.runtime),
         "peak_rss_mib": mib(peak),

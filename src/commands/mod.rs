@@ -105,21 +105,21 @@ impl ModelArgs {
                 "{sessions} sessions of {ctx_per_session} tokens: the context is too large"
             );
         }
-        let mut request = rein_models::PlanRequest::new(u64::from(ctx_per_session), sessions);
-        request.kv_type = self.kv;
-        request.gpu_layers = self.gpu_layers;
-        request.n_batch = rein_llama::EngineConfig::new("").n_batch;
-        let machine = rein_llama::machine();
-        let plan = rein_models::plan_memory(info, request, &machine);
-        match plan.refusal() {
-            None => Ok(plan),
-            Some(reason) if plan.sessions_fit == 0 => anyhow::bail!("{reason}"),
-            Some(reason) => {
-                tracing::warn!("{reason}: running {} at once", plan.sessions_fit);
-                request.sessions = plan.sessions_fit;
-                Ok(rein_models::plan_memory(info, request, &machine))
-            }
+        let request = plan_request(
+            u64::from(ctx_per_session),
+            sessions,
+            self.kv,
+            self.gpu_layers,
+        );
+        let plan = rein_models::plan_admitted(info, request, &rein_llama::machine())
+            .map_err(anyhow::Error::msg)?;
+        if plan.request.sessions < sessions {
+            tracing::warn!(
+                "{sessions} sessions of {ctx_per_session} tokens do not fit in the free memory: running {} at once, the rest wait",
+                plan.request.sessions
+            );
         }
+        Ok(plan)
     }
 
     /// The engine settings for the model at `path` as `plan` places it.
@@ -129,11 +129,17 @@ impl ModelArgs {
         plan: &rein_models::MemoryPlan,
     ) -> rein_llama::EngineConfig {
         let sessions = plan.request.sessions.max(1);
-        let mut config = rein_llama::EngineConfig::new(path);
+        let mut config = self.base_config(path, sessions);
         config.n_ctx = u32::try_from(plan.request.ctx_per_session * u64::from(sessions)).ok();
+        config.gpu_layers = plan.gpu_layers;
+        config
+    }
+
+    /// The settings every engine of these arguments shares: threads, KV type, sessions.
+    fn base_config(&self, path: PathBuf, sessions: u32) -> rein_llama::EngineConfig {
+        let mut config = rein_llama::EngineConfig::new(path);
         config.max_sessions = sessions;
         config.threads = self.threads;
-        config.gpu_layers = plan.gpu_layers;
         config.kv_type = self.kv;
         config
     }
@@ -156,11 +162,8 @@ impl ModelArgs {
                 if reason.contains("unknown dtype") =>
             {
                 tracing::warn!(%reason, "no memory plan for this model");
-                let mut config = rein_llama::EngineConfig::new(path);
+                let mut config = self.base_config(path, sessions);
                 config.n_ctx = ctx_per_session.and_then(|c| c.checked_mul(sessions));
-                config.max_sessions = sessions;
-                config.threads = self.threads;
-                config.kv_type = self.kv;
                 if let rein_models::GpuLayers::Fixed(n) = self.gpu_layers {
                     config.gpu_layers = n;
                 }
@@ -171,6 +174,22 @@ impl ModelArgs {
         let ctx = ctx_per_session.unwrap_or_else(|| default_ctx(&info));
         let plan = self.plan(&info, ctx, sessions)?;
         Ok(self.engine_config_for(path, &plan))
+    }
+}
+
+/// What the memory planner is asked for `sessions` sessions of `ctx_per_session`
+/// tokens, with the engine's batch size.
+pub fn plan_request(
+    ctx_per_session: u64,
+    sessions: u32,
+    kv_type: rein_models::KvCacheType,
+    gpu_layers: rein_models::GpuLayers,
+) -> rein_models::PlanRequest {
+    rein_models::PlanRequest {
+        kv_type,
+        gpu_layers,
+        n_batch: rein_llama::EngineConfig::new("").n_batch,
+        ..rein_models::PlanRequest::new(ctx_per_session, sessions)
     }
 }
 

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use rein_models::{
     plan_memory, pull_model, GgufInfo, GpuLayers, KvCacheType, Manifest, MemoryPlan, ModelCache,
-    PipCommand, PlanRequest, PullOutcome, MAX_PLANNED_SESSIONS,
+    PipCommand, Placement, PullOutcome, MAX_PLANNED_SESSIONS,
 };
 
 use super::human_bytes;
@@ -112,10 +112,7 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
             let path = super::resolve(&model, false)?;
             let info = GgufInfo::read(&path)?;
             print_info(&info, ctx, kv);
-            let mut request = PlanRequest::new(ctx, sessions.max(1));
-            request.kv_type = kv;
-            request.gpu_layers = gpu_layers;
-            request.n_batch = rein_llama::EngineConfig::new("").n_batch;
+            let request = super::plan_request(ctx, sessions.max(1), kv, gpu_layers);
             print_plan(&plan_memory(&info, request, &rein_llama::machine()));
         }
         ModelsCommand::Quantize {
@@ -191,18 +188,20 @@ fn print_plan(plan: &MemoryPlan) {
             r.sessions, r.ctx_per_session, r.kv_type
         ),
     );
-    let ram = &plan.ram;
-    row(
-        "ram",
-        format!(
-            "{} (weights {} + KV {} + compute {} + runtime {})",
-            human_bytes(ram.total(r.sessions)),
-            human_bytes(ram.weights),
-            human_bytes(ram.kv_per_session * u64::from(r.sessions)),
-            human_bytes(ram.compute),
-            human_bytes(ram.runtime)
-        ),
-    );
+    let breakdown = |p: &Placement| {
+        let mut parts = format!(
+            "{} (weights {} + KV {} + compute {}",
+            human_bytes(p.total(r.sessions)),
+            human_bytes(p.weights),
+            human_bytes(p.kv(r.sessions)),
+            human_bytes(p.compute)
+        );
+        if p.runtime > 0 {
+            parts.push_str(&format!(" + runtime {}", human_bytes(p.runtime)));
+        }
+        parts + ")"
+    };
+    row("ram", breakdown(&plan.ram));
     row(
         "ram free",
         plan.ram_free.map_or("unknown".into(), human_bytes),
@@ -212,15 +211,11 @@ fn print_plan(plan: &MemoryPlan) {
         format!("{} of {}", plan.gpu_layers, plan.offloadable_layers),
     );
     if plan.gpu_layers > 0 {
-        let gpu = &plan.gpu;
         row(
             "gpu",
             format!(
-                "{} (weights {} + KV {} + compute {}) of {} free",
-                human_bytes(gpu.total(r.sessions)),
-                human_bytes(gpu.weights),
-                human_bytes(gpu.kv_per_session * u64::from(r.sessions)),
-                human_bytes(gpu.compute),
+                "{} of {} free",
+                breakdown(&plan.gpu),
                 human_bytes(plan.gpu_free)
             ),
         );

@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use rein_agent::{read_trace, Agent, LocalBackend, RunConfig, RunResult, TraceWriter};
 use rein_llama::{Engine, EngineConfig};
 use rein_models::{
-    plan_memory, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan, PlanRequest,
+    plan_admitted, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan, PlanRequest,
 };
 use rein_tools::{Registry, ToolLimits, Workspace};
 
@@ -87,12 +87,7 @@ pub fn plan_parallel(
     let mut request = PlanRequest::new(u64::from(ctx), wanted);
     request.kv_type = kv;
     request.gpu_layers = GpuLayers::Auto;
-    let plan = plan_memory(info, request, machine);
-    if plan.sessions_fit == 0 {
-        return Err(EvalError::Setting(plan.refusal().unwrap_or_default()));
-    }
-    request.sessions = wanted.min(plan.sessions_fit);
-    Ok(plan_memory(info, request, machine))
+    plan_admitted(info, request, machine).map_err(EvalError::Setting)
 }
 
 /// Runs every task × repetition of `arm` not in `done`; returns the new records

@@ -138,9 +138,14 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// KV cache bytes for `sessions` sessions.
+    pub fn kv(&self, sessions: u32) -> u64 {
+        self.kv_per_session * u64::from(sessions)
+    }
+
     /// Total bytes for `sessions` sessions.
     pub fn total(&self, sessions: u32) -> u64 {
-        self.weights + self.kv_per_session * u64::from(sessions) + self.compute + self.runtime
+        self.weights + self.kv(sessions) + self.compute + self.runtime
     }
 }
 
@@ -188,7 +193,7 @@ impl MemoryPlan {
             r.ctx_per_session,
             mib(self.ram.total(r.sessions)),
             mib(self.ram.weights),
-            mib(self.ram.kv_per_session * u64::from(r.sessions)),
+            mib(self.ram.kv(r.sessions)),
             mib(self.ram.compute + self.ram.runtime),
         );
         if self.gpu_layers > 0 {
@@ -260,6 +265,24 @@ pub fn plan_memory(info: &GgufInfo, request: PlanRequest, free: &Machine) -> Mem
         ram_free: free.ram,
         gpu_free,
         sessions_fit,
+    }
+}
+
+/// The plan for as many of the requested sessions as fit (the rest wait in the
+/// engine's queue); `Err` with [`MemoryPlan::refusal`]'s text when not even one fits.
+pub fn plan_admitted(
+    info: &GgufInfo,
+    mut request: PlanRequest,
+    machine: &Machine,
+) -> Result<MemoryPlan, String> {
+    let plan = plan_memory(info, request, machine);
+    match plan.refusal() {
+        None => Ok(plan),
+        Some(reason) if plan.sessions_fit == 0 => Err(reason),
+        Some(_) => {
+            request.sessions = plan.sessions_fit;
+            Ok(plan_memory(info, request, machine))
+        }
     }
 }
 
