@@ -11,7 +11,11 @@ cargo build --release --locked --bin rein
 scripts/fetch-fixtures.sh
 scripts/setup-python.sh
 cargo fmt --all --check
+cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --release --locked --workspace --all-targets -- -D warnings
 # Tests that load a model use every core (llama.cpp with OpenMP threads); run them one
 # at a time so they do not oversubscribe a small machine (4x slower on 2 cores).
 cargo test --release --locked --workspace -- --test-threads=1
+# The fuzz targets' bodies on their seeds and saved crashes (stable toolchain; the
+# fuzzing itself is scripts/fuzz.sh).
+cargo test --release --locked --manifest-path fuzz/Cargo.toml

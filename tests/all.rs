@@ -7,6 +7,7 @@ mod cli;
 mod concurrency;
 mod engine;
 mod eval;
+mod family_grammars;
 mod openai_client;
 mod run;
 mod serve;

@@ -60,6 +60,9 @@ fn tool_list() -> impl Strategy<Value = Vec<Value>> {
     })
 }
 
+/// Generated tool sets per run (`REIN_TOOL_CASES` overrides it for a quicker local run).
+const DEFAULT_CASES: u32 = 200;
+
 #[derive(Default, Debug)]
 struct Tally {
     cases: usize,
@@ -89,7 +92,7 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
     let cases = std::env::var("REIN_TOOL_CASES")
         .ok()
         .and_then(|c| c.parse().ok())
-        .unwrap_or(24);
+        .unwrap_or(DEFAULT_CASES);
     let config = Config {
         cases,
         failure_persistence: None,

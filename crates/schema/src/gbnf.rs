@@ -11,8 +11,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::canonical::NumberBounds;
-use crate::gbnf_int::integer_range;
+use crate::gbnf_int::integer_expression;
 use crate::{Schema, SchemaKind};
 
 /// Shared rules every grammar may use.
@@ -93,13 +92,10 @@ impl GrammarBuilder {
             SchemaKind::Any => return self.primitive("json-value"),
             SchemaKind::Null => return self.primitive("json-null"),
             SchemaKind::Boolean => return self.primitive("json-boolean"),
-            SchemaKind::Integer(bounds) => {
-                let (lo, hi) = integer_bounds(bounds);
-                match integer_range(lo, hi) {
-                    Some(expr) => expr,
-                    None => return self.primitive("json-integer"),
-                }
-            }
+            SchemaKind::Integer(bounds) => match integer_expression(bounds) {
+                Some(expr) => expr,
+                None => return self.primitive("json-integer"),
+            },
             SchemaKind::Number(bounds) => {
                 let non_negative = bounds.minimum.is_some_and(|m| m >= 0.0)
                     || bounds.exclusive_minimum.is_some_and(|m| m >= 0.0);
@@ -118,11 +114,8 @@ impl GrammarBuilder {
                 max_length,
             } => {
                 self.primitive("json-string");
-                let min = min_length.unwrap_or(0);
-                match max_length {
-                    Some(max) => format!(r#""\"" json-char{{{min},{max}}} "\"""#),
-                    None => format!(r#""\"" json-char{{{min},}} "\"""#),
-                }
+                let count = repetition(min_length.unwrap_or(0), *max_length);
+                format!(r#""\"" json-char{count} "\"""#)
             }
             SchemaKind::Enum(values) => values
                 .iter()
@@ -135,21 +128,9 @@ impl GrammarBuilder {
                 max_items,
             } => {
                 let item = self.schema(items, &format!("{prefix}-item"));
-                let min = min_items.unwrap_or(0);
-                let more = match (min, max_items) {
-                    (_, Some(max)) => {
-                        format!("{{{},{}}}", min.saturating_sub(1), max.saturating_sub(1))
-                    }
-                    (0 | 1, None) => "*".to_string(),
-                    (_, None) => format!("{{{},}}", min - 1),
-                };
-                let list = format!(r#"{item} ( "," ws {item} ){more}"#);
-                if min == 0 && *max_items != Some(0) {
-                    format!(r#""[" ws ( {list} )? ws "]""#)
-                } else if *max_items == Some(0) {
-                    r#""[" ws "]""#.to_string()
-                } else {
-                    format!(r#""[" ws {list} ws "]""#)
+                match list_items(&item, r#""," ws"#, *min_items, *max_items) {
+                    Some(list) => format!(r#""[" ws {list} ws "]""#),
+                    None => r#""[" ws "]""#.to_string(),
                 }
             }
             SchemaKind::Object {
@@ -250,26 +231,37 @@ impl GrammarBuilder {
     }
 }
 
-/// Inclusive integer bounds from JSON-Schema bounds.
-fn integer_bounds(b: &NumberBounds) -> (Option<i64>, Option<i64>) {
-    let to_int = |f: f64| (f.is_finite() && f.abs() < 9.0e15).then_some(f as i64);
-    let lo = [
-        b.minimum.map(f64::ceil),
-        b.exclusive_minimum.map(|m| m.floor() + 1.0),
-    ]
-    .into_iter()
-    .flatten()
-    .filter_map(to_int)
-    .max();
-    let hi = [
-        b.maximum.map(f64::floor),
-        b.exclusive_maximum.map(|m| m.ceil() - 1.0),
-    ]
-    .into_iter()
-    .flatten()
-    .filter_map(to_int)
-    .min();
-    (lo, hi)
+/// A GBNF repetition suffix for `min` to `max` occurrences (`{min,}` when `max` is
+/// open). A minimum above the maximum is lowered to it, so the suffix always compiles
+/// (llama.cpp's parser allocates without limit on `{5,2}`).
+pub fn repetition(min: u64, max: Option<u64>) -> String {
+    match max {
+        Some(max) => format!("{{{},{max}}}", min.min(max)),
+        None => format!("{{{min},}}"),
+    }
+}
+
+/// The inside of a bracketed list of `item`s joined by `separator`, holding
+/// `min_items` to `max_items` items (optional as a whole when the list may be empty);
+/// `None` when the list must be empty.
+pub fn list_items(
+    item: &str,
+    separator: &str,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+) -> Option<String> {
+    let min = min_items.unwrap_or(0);
+    let more = match (min, max_items) {
+        (_, Some(0)) => return None,
+        (_, Some(max)) => repetition(min.saturating_sub(1), Some(max - 1)),
+        (0 | 1, None) => "*".to_string(),
+        (_, None) => repetition(min - 1, None),
+    };
+    let list = format!("{item} ( {separator} {item} ){more}");
+    Some(match min {
+        0 => format!("( {list} )?"),
+        _ => list,
+    })
 }
 
 /// A GBNF string literal for `text`.

@@ -1,6 +1,38 @@
 //! GBNF for integers within bounds: digit-range expressions, so a model cannot write
 //! 1 where the schema says `minimum: 6`.
 
+use crate::canonical::NumberBounds;
+
+/// A GBNF expression for the integers `bounds` allow, written as JSON digits (also
+/// the digits of other notations); `None` when the bounds are too wide to matter or
+/// contradict each other (any integer then; validation enforces the bounds).
+pub fn integer_expression(bounds: &NumberBounds) -> Option<String> {
+    let (lo, hi) = integer_bounds(bounds);
+    integer_range(lo, hi)
+}
+
+/// Inclusive integer bounds from JSON-Schema bounds.
+fn integer_bounds(b: &NumberBounds) -> (Option<i64>, Option<i64>) {
+    let to_int = |f: f64| (f.is_finite() && f.abs() < 9.0e15).then_some(f as i64);
+    let lo = [
+        b.minimum.map(f64::ceil),
+        b.exclusive_minimum.map(|m| m.floor() + 1.0),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(to_int)
+    .max();
+    let hi = [
+        b.maximum.map(f64::floor),
+        b.exclusive_maximum.map(|m| m.ceil() - 1.0),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(to_int)
+    .min();
+    (lo, hi)
+}
+
 /// Largest magnitude handled exactly; wider bounds are left to validation.
 const MAX_BOUND: i64 = 100_000_000_000_000_000; // 10^17
 

@@ -21,7 +21,8 @@ mod validate;
 
 pub use canonical::{NumberBounds, Property, Schema, SchemaKind};
 pub use error::SchemaError;
-pub use gbnf::{literal, rule_name, schema_grammar, GrammarBuilder};
+pub use gbnf::{list_items, literal, repetition, rule_name, schema_grammar, GrammarBuilder};
+pub use gbnf_int::integer_expression;
 pub use names::sanitize_name;
 pub use repair::repair_historical_json;
 pub use report::{Change, ChangeKind, Report};

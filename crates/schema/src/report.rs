@@ -33,6 +33,10 @@ pub enum ChangeKind {
     UnknownKeywordDropped,
     /// A bound too large for a grammar was removed or capped.
     BoundCapped,
+    /// A lower bound above its upper bound (`minLength` > `maxLength`, `minItems` >
+    /// `maxItems`): no value satisfies both, so both were removed from the grammar
+    /// (validation against the original still refuses every value).
+    BoundsContradict,
     /// A property name was renamed to one every provider accepts.
     PropertyRenamed,
     /// `required` named a property that does not exist.

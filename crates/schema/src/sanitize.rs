@@ -539,10 +539,15 @@ impl Walker<'_> {
             TypeName::Boolean => SchemaKind::Boolean,
             TypeName::Integer => SchemaKind::Integer(self.bounds(map, path)),
             TypeName::Number => SchemaKind::Number(self.bounds(map, path)),
-            TypeName::String => SchemaKind::String {
-                min_length: self.bound(map, "minLength", self.limits.max_length_bound, path),
-                max_length: self.bound(map, "maxLength", self.limits.max_length_bound, path),
-            },
+            TypeName::String => {
+                let cap = self.limits.max_length_bound;
+                let (min_length, max_length) =
+                    self.bound_pair(map, ("minLength", "maxLength"), cap, path);
+                SchemaKind::String {
+                    min_length,
+                    max_length,
+                }
+            }
             TypeName::Array => {
                 let items = match map.remove("items").or_else(|| map.remove("prefixItems")) {
                     None => Schema::new(SchemaKind::Any),
@@ -568,10 +573,13 @@ impl Walker<'_> {
                     }
                     Some(item) => self.node(&item, &format!("{path}/items"), depth + 1)?,
                 };
+                let cap = self.limits.max_items_bound;
+                let (min_items, max_items) =
+                    self.bound_pair(map, ("minItems", "maxItems"), cap, path);
                 SchemaKind::Array {
                     items: Box::new(items),
-                    min_items: self.bound(map, "minItems", self.limits.max_items_bound, path),
-                    max_items: self.bound(map, "maxItems", self.limits.max_items_bound, path),
+                    min_items,
+                    max_items,
                 }
             }
             TypeName::Object => self.object(map, path, depth)?,
@@ -693,6 +701,31 @@ impl Walker<'_> {
             }
         }
         b
+    }
+
+    /// A lower and an upper length/count bound (`keys`); a lower bound above the upper
+    /// one would make a grammar no text matches (and llama.cpp's parser allocates
+    /// without limit on `{min,max}` with min > max), so both are removed and reported.
+    fn bound_pair(
+        &mut self,
+        map: &mut Map<String, Value>,
+        (min_key, max_key): (&str, &str),
+        cap: u64,
+        path: &str,
+    ) -> (Option<u64>, Option<u64>) {
+        let min = self.bound(map, min_key, cap, path);
+        let max = self.bound(map, max_key, cap, path);
+        match (min, max) {
+            (Some(lo), Some(hi)) if lo > hi => {
+                self.report.add(
+                    path,
+                    ChangeKind::BoundsContradict,
+                    format!("{min_key} {lo} is above {max_key} {hi}: no value satisfies both; both removed from the grammar (validation refuses every value)"),
+                );
+                (None, None)
+            }
+            pair => pair,
+        }
     }
 
     /// A length/count bound; bounds above `cap` are removed and reported.

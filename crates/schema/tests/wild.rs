@@ -291,6 +291,54 @@ fn patterns_formats_and_huge_bounds_are_recorded() {
 }
 
 #[test]
+fn contradictory_bounds_leave_the_grammar_and_stay_in_validation() {
+    // A minimum above the maximum: no value fits. Left in a grammar, `{27,21}` makes
+    // llama.cpp's parser allocate without limit; the sanitizer removes both bounds.
+    let s = sanitize(
+        &json!({
+            "type": "object",
+            "properties": {
+                "s": {"type": "string", "minLength": 27, "maxLength": 21},
+                "l": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 2},
+                "ok": {"type": "string", "minLength": 2, "maxLength": 2}
+            }
+        }),
+        Limits::default(),
+    )
+    .unwrap();
+    let out = s.schema.to_json();
+    assert_eq!(out["properties"]["s"], json!({"type": "string"}));
+    assert_eq!(
+        out["properties"]["l"],
+        json!({"type": "array", "items": {"type": "integer"}})
+    );
+    assert_eq!(
+        out["properties"]["ok"],
+        json!({"type": "string", "minLength": 2, "maxLength": 2})
+    );
+    let texts: Vec<String> = s.report.changes.iter().map(|c| c.to_string()).collect();
+    assert_eq!(
+        texts,
+        [
+            "/properties/s: minLength 27 is above maxLength 21: no value satisfies both; both removed from the grammar (validation refuses every value)",
+            "/properties/l: minItems 4 is above maxItems 2: no value satisfies both; both removed from the grammar (validation refuses every value)",
+        ]
+    );
+    assert!(s
+        .report
+        .changes
+        .iter()
+        .all(|c| c.kind == ChangeKind::BoundsContradict));
+    let grammar = rein_schema::schema_grammar(&s.schema);
+    assert!(
+        !grammar.contains("{27,21}") && !grammar.contains("{3,1}"),
+        "{grammar}"
+    );
+    let (validator, _) = rein_schema::ArgumentValidator::new(&s);
+    assert!(validator.check(r#"{"s": "abc"}"#).is_err());
+}
+
+#[test]
 fn additional_properties_maps_and_closing() {
     let (out, kinds) = canon(json!({
         "type": "object",

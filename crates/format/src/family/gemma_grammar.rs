@@ -1,12 +1,15 @@
 //! The Gemma 4 argument grammar: object notation typed by each tool's canonical
 //! schema (properties by name in declared order, required ones required, strings in
-//! `<|"|>` quotes with their length bounds, enums, arrays with item bounds, numbers
-//! with a sign only when the minimum allows one). Integer and number ranges beyond
-//! the sign are left to validation.
+//! `<|"|>` quotes with their length bounds, enums, arrays with item bounds, integers
+//! within their bounds, numbers with a sign only when the minimum allows one). Number
+//! ranges beyond the sign are left to validation.
 
 use std::collections::HashSet;
 
-use rein_schema::{literal, rule_name, GrammarBuilder, NumberBounds, Schema, SchemaKind};
+use rein_schema::{
+    integer_expression, list_items, literal, repetition, rule_name, GrammarBuilder, NumberBounds,
+    Schema, SchemaKind,
+};
 
 use super::object_notation::{self, QUOTE};
 
@@ -75,8 +78,11 @@ pub(crate) fn schema(b: &mut OnBuilder, of: &Schema, prefix: &str) -> String {
         SchemaKind::Any => return "on-value".into(),
         SchemaKind::Null => return r#""null""#.into(),
         SchemaKind::Boolean => r#""true" | "false""#.into(),
-        SchemaKind::Integer(bounds) if non_negative(bounds) => return "on-natural".into(),
-        SchemaKind::Integer(_) => return "on-integer".into(),
+        SchemaKind::Integer(bounds) => match integer_expression(bounds) {
+            Some(expr) => expr,
+            None if non_negative(bounds) => return "on-natural".into(),
+            None => return "on-integer".into(),
+        },
         SchemaKind::Number(bounds) if non_negative(bounds) => return "on-unsigned".into(),
         SchemaKind::Number(_) => return "on-number".into(),
         SchemaKind::String {
@@ -87,11 +93,7 @@ pub(crate) fn schema(b: &mut OnBuilder, of: &Schema, prefix: &str) -> String {
             min_length,
             max_length,
         } => {
-            let min = min_length.unwrap_or(0);
-            let count = match max_length {
-                Some(max) => format!("{{{min},{max}}}"),
-                None => format!("{{{min},}}"),
-            };
+            let count = repetition(min_length.unwrap_or(0), *max_length);
             format!("{q} on-char{count} {q}", q = literal(QUOTE))
         }
         SchemaKind::Enum(values) => values
@@ -105,19 +107,9 @@ pub(crate) fn schema(b: &mut OnBuilder, of: &Schema, prefix: &str) -> String {
             max_items,
         } => {
             let item = schema(b, items, &format!("{prefix}-item"));
-            let min = min_items.unwrap_or(0);
-            let more = match (min, max_items) {
-                (_, Some(max)) => {
-                    format!("{{{},{}}}", min.saturating_sub(1), max.saturating_sub(1))
-                }
-                (0 | 1, None) => "*".to_string(),
-                (_, None) => format!("{{{},}}", min - 1),
-            };
-            let list = format!(r#"{item} ( "," {item} ){more}"#);
-            match (min, max_items) {
-                (_, Some(0)) => r#""[" "]""#.to_string(),
-                (0, _) => format!(r#""[" ( {list} )? "]""#),
-                _ => format!(r#""[" {list} "]""#),
+            match list_items(&item, r#"",""#, *min_items, *max_items) {
+                Some(list) => format!(r#""[" {list} "]""#),
+                None => r#""[" "]""#.to_string(),
             }
         }
         SchemaKind::Object {
