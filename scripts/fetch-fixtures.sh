@@ -1,26 +1,54 @@
 #!/usr/bin/env bash
 # Fetches the canitoolcall conformance fixtures (the pinned wheel, verified by sha256)
 # into rein's cache and unpacks them; the rein-format conformance test reads them.
-# A no-op when they are already there.
+# Then writes the token texts of the fixtures whose tokenizer the pinned quicktok wheel
+# bundles (Qwen3, Llama 3), so those fixtures are also split at real token boundaries
+# (needs CPython 3.11, the wheel's ABI; elsewhere the test recovers what it can from
+# the fixtures alone). A no-op when both are already there.
 set -euo pipefail
-version="0.1.1"
-sha256="a8a0ea82584cfdb00e737f2853d20fb5f233002aeb961ba735f574a225eceb15"
-wheel="canitoolcall-${version}-py3-none-any.whl"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${REIN_FIXTURES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rein/fixtures}"
-target="$dir/canitoolcall-${version}"
-if [ -f "$target/.complete" ]; then
-  exit 0
-fi
 mkdir -p "$dir"
-if [ ! -f "$dir/$wheel" ]; then
-  python3 -m pip download --quiet --no-deps --only-binary=:all: "canitoolcall==${version}" -d "$dir"
-fi
-echo "$sha256  $dir/$wheel" | sha256sum --check --quiet - || {
-  echo "fetch-fixtures: $wheel does not match its sha256; removing it" >&2
-  rm -f "$dir/$wheel"
-  exit 1
+
+# fetch NAME==VERSION FILE SHA256: the wheel FILE in $dir, verified.
+fetch() {
+  local spec="$1" wheel="$2" sha256="$3"
+  shift 3
+  if [ ! -f "$dir/$wheel" ]; then
+    python3 -m pip download --quiet --no-deps --only-binary=:all: "$@" "$spec" -d "$dir"
+  fi
+  echo "$sha256  $dir/$wheel" | sha256sum --check --quiet - || {
+    echo "fetch-fixtures: $wheel does not match its sha256; removing it" >&2
+    rm -f "$dir/$wheel"
+    exit 1
+  }
 }
-rm -rf "$target"
-python3 -m zipfile -e "$dir/$wheel" "$target"
-touch "$target/.complete"
-echo "fetch-fixtures: canitoolcall ${version} fixtures in $target"
+
+version="0.1.1"
+target="$dir/canitoolcall-${version}"
+if [ ! -f "$target/.complete" ]; then
+  wheel="canitoolcall-${version}-py3-none-any.whl"
+  fetch "canitoolcall==${version}" "$wheel" \
+    a8a0ea82584cfdb00e737f2853d20fb5f233002aeb961ba735f574a225eceb15
+  rm -rf "$target"
+  python3 -m zipfile -e "$dir/$wheel" "$target"
+  touch "$target/.complete"
+  echo "fetch-fixtures: canitoolcall ${version} fixtures in $target"
+fi
+
+texts="$target/token-texts"
+if [ ! -f "$texts/.complete" ]; then
+  if ! python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+    echo "fetch-fixtures: python3 is not CPython 3.11; token texts come from the fixtures alone" >&2
+    exit 0
+  fi
+  wheel="quicktok_v1-0.4.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+  fetch "quicktok-v1==0.4.0" "$wheel" \
+    e2a85a1f5f9a73f773c66e8c2419ffbb6f6add30464b83064870f5ea3e35c99b \
+    --python-version 3.11 --platform manylinux2014_x86_64
+  rm -rf "$dir/quicktok-0.4.0" "$texts"
+  python3 -m zipfile -e "$dir/$wheel" "$dir/quicktok-0.4.0"
+  python3 "$root/scripts/token-texts.py" "$dir/quicktok-0.4.0" \
+    "$target/canitoolcall/_data/fixtures" "$texts"
+  touch "$texts/.complete"
+fi

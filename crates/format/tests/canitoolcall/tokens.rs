@@ -9,6 +9,7 @@
 //! fixture's texts are checked to rebuild its output byte for byte.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use super::pretokenize::{pretokenize, Pretok};
 
@@ -188,4 +189,51 @@ pub fn recover(fixtures: &[(&[u32], &str)], markers: &[String], pretok: Pretok) 
         markers: marker_ids,
         complete,
     }
+}
+
+/// Token texts from a tokenizer's vocabulary: `path` is a file written by
+/// `scripts/token-texts.py` (`{"texts": {id: hex}, "special": [ids]}`); `None` when it
+/// is absent. A fixture counts as complete only when its ids all have texts and
+/// rebuild its output byte for byte, so a tokenizer that is not the fixture's own
+/// cannot pass unnoticed.
+pub fn from_vocabulary(path: &Path, fixtures: &[(&[u32], &str)]) -> Option<TokenTexts> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let file: serde_json::Value = serde_json::from_str(&text).expect("token texts parse");
+    let texts: HashMap<u32, Vec<u8>> = file["texts"]
+        .as_object()
+        .expect("texts")
+        .iter()
+        .map(|(id, hex)| {
+            let hex = hex.as_str().expect("hex text");
+            let bytes = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+                .collect();
+            (id.parse().expect("token id"), bytes)
+        })
+        .collect();
+    let markers: Vec<u32> = file["special"]
+        .as_array()
+        .expect("special")
+        .iter()
+        .map(|id| id.as_u64().expect("special id") as u32)
+        .collect();
+    let complete = fixtures
+        .iter()
+        .enumerate()
+        .filter(|(_, (ids, text))| {
+            ids.iter().all(|id| texts.contains_key(id))
+                && ids
+                    .iter()
+                    .flat_map(|id| texts[id].clone())
+                    .collect::<Vec<u8>>()
+                    == text.as_bytes()
+        })
+        .map(|(n, _)| n)
+        .collect();
+    Some(TokenTexts {
+        texts,
+        markers,
+        complete,
+    })
 }
