@@ -185,12 +185,25 @@ fn conformance(spec: &Spec) {
         }
         recovered.push(texts);
     }
-    // Where the tokenizer's own vocabulary is at hand, every fixture it rebuilds is
-    // split with it (scripts/fetch-fixtures.sh writes it when it can).
-    let vocabulary = fixtures::cache_dir()
-        .join(fixtures::CORPUS)
-        .join("token-texts")
-        .join(format!("{}.json", spec.slug));
+    // Where a tokenizer's own vocabulary is at hand (`token-texts/<slug>.json` and
+    // `<slug>-*.json`, written by scripts/fetch-fixtures.sh when it can), every
+    // fixture it rebuilds is split with it.
+    let mut vocabularies: Vec<std::path::PathBuf> = std::fs::read_dir(
+        fixtures::cache_dir()
+            .join(fixtures::CORPUS)
+            .join("token-texts"),
+    )
+    .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+    .unwrap_or_default();
+    vocabularies.retain(|path| {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        name == format!("{}.json", spec.slug)
+            || (name.starts_with(&format!("{}-", spec.slug)) && name.ends_with(".json"))
+    });
+    vocabularies.sort();
     let all_pairs: Vec<(&[u32], &str)> = fixtures
         .iter()
         .map(|f| {
@@ -198,14 +211,20 @@ fn conformance(spec: &Spec) {
             (ids, f.raw_output.as_str())
         })
         .collect();
-    let mut from_vocabulary = 0;
-    if let Some(texts) = tokens::from_vocabulary(&vocabulary, &all_pairs) {
+    let mut rebuilt = vec![false; fixtures.len()];
+    for vocabulary in &vocabularies {
+        let Some(texts) = tokens::from_vocabulary(vocabulary, &all_pairs) else {
+            continue;
+        };
         for &n in &texts.complete {
-            texts_of[n] = Some((recovered.len(), n));
+            if !rebuilt[n] {
+                texts_of[n] = Some((recovered.len(), n));
+                rebuilt[n] = true;
+            }
         }
-        from_vocabulary = texts.complete.len();
         recovered.push(texts);
     }
+    let from_vocabulary = rebuilt.iter().filter(|r| **r).count();
     let strategies = strategies();
     let (mut pass, mut soft, mut fail) = (0, 0, 0);
     let (mut cross_checked, mut strict_refused, mut not_run) = (0, 0, 0);
