@@ -6,13 +6,12 @@
 //! the same cases every run.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rein_format::{ToolChoice, ToolSet, REGISTRY};
-use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt};
+use rein_llama::{GenerateRequest, Prompt};
 use rein_protocol::ToolSpec;
 use serde_json::{json, Value};
 
-use crate::support::tiny_model;
+use crate::support::{fixed_runner, tiny_engine};
 
 /// Tool sets per run (`REIN_GRAMMAR_CASES` overrides it).
 const DEFAULT_CASES: u32 = 120;
@@ -100,27 +99,8 @@ fn tool_list() -> impl Strategy<Value = Vec<Value>> {
 
 #[test]
 fn every_family_grammar_for_wild_schemas_compiles_in_llama_cpp() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut config = EngineConfig::new(tiny_model());
-    config.n_ctx = Some(512);
-    config.threads = Some(2);
-    let engine = runtime.block_on(Engine::load(config)).unwrap();
-    let cases = std::env::var("REIN_GRAMMAR_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    let mut runner = TestRunner::new_with_rng(
-        Config {
-            cases,
-            failure_persistence: None,
-            max_shrink_iters: 64,
-            ..Config::default()
-        },
-        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
-    );
+    let (runtime, engine) = tiny_engine(512);
+    let (mut runner, cases) = fixed_runner("REIN_GRAMMAR_CASES", DEFAULT_CASES, 64);
     let compiled = std::cell::Cell::new(0usize);
     let result = runner.run(&(tool_list(), any::<bool>()), |(tools, parallel)| {
         let specs: Vec<ToolSpec> = serde_json::from_value(Value::Array(tools.clone())).unwrap();

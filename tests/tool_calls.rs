@@ -8,14 +8,13 @@
 //! cases end as "truncated", never as a malformed call.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rein_format::hermes::ParseError;
 use rein_format::{ChatTemplate, Family, RenderContext, ToolChoice, ToolSet};
-use rein_llama::{Engine, EngineConfig, GenerateRequest, Prompt, SamplingParams, StopReason};
+use rein_llama::{GenerateRequest, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::{json, Value};
 
-use crate::support::tiny_model;
+use crate::support::{fixed_runner, tiny_engine};
 
 /// Parameter schemas in the dialects found in the wild.
 fn parameter() -> impl Strategy<Value = Value> {
@@ -73,14 +72,7 @@ struct Tally {
 
 #[test]
 fn every_required_call_from_the_tiny_model_parses_and_validates() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut config = EngineConfig::new(tiny_model());
-    config.n_ctx = Some(2048);
-    config.threads = Some(2);
-    let engine = runtime.block_on(Engine::load(config)).unwrap();
+    let (runtime, engine) = tiny_engine(2048);
     let info = engine.info().clone();
     let source = info.chat_template.as_deref().unwrap();
     let template = ChatTemplate::new(source).unwrap();
@@ -89,18 +81,7 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
     let family = Family::detect(source, architecture);
     assert_eq!(family, Family::Generic, "{}", info.description);
 
-    let cases = std::env::var("REIN_TOOL_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 8,
-        ..Config::default()
-    };
-    let mut runner =
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let (mut runner, cases) = fixed_runner("REIN_TOOL_CASES", DEFAULT_CASES, 8);
     let tally = std::cell::RefCell::new(Tally::default());
     let result = runner.run(
         &(tool_list(), any::<u32>(), any::<bool>()),

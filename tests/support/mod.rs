@@ -4,6 +4,8 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rein_llama::{Engine, EngineConfig};
 use rein_models::{Manifest, ModelCache};
 
 /// The tiny model's file in the cache; fails with instructions when it is missing.
@@ -17,6 +19,39 @@ pub fn tiny_model() -> PathBuf {
             cache.dir().display()
         )
     })
+}
+
+/// A single-threaded runtime and the tiny model loaded with `n_ctx` context tokens on
+/// 2 threads.
+pub fn tiny_engine(n_ctx: u32) -> (tokio::runtime::Runtime, Engine) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let mut config = EngineConfig::new(tiny_model());
+    config.n_ctx = Some(n_ctx);
+    config.threads = Some(2);
+    let engine = runtime
+        .block_on(Engine::load(config))
+        .expect("load the tiny model");
+    (runtime, engine)
+}
+
+/// A proptest runner with a fixed seed, so CI sees the same cases every run: `cases`
+/// from the environment variable `variable` when set, else `default`.
+pub fn fixed_runner(variable: &str, default: u32, max_shrink_iters: u32) -> (TestRunner, u32) {
+    let cases = std::env::var(variable)
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters,
+        ..Config::default()
+    };
+    let runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    (runner, cases)
 }
 
 /// Runs the `rein` binary with `args`, quiet logs.
