@@ -105,7 +105,7 @@ impl ModelArgs {
                 "{sessions} sessions of {ctx_per_session} tokens: the context is too large"
             );
         }
-        let request = plan_request(
+        let request = rein_llama::plan_request(
             u64::from(ctx_per_session),
             sessions,
             self.kv,
@@ -174,22 +174,6 @@ impl ModelArgs {
         let ctx = ctx_per_session.unwrap_or_else(|| default_ctx(&info));
         let plan = self.plan(&info, ctx, sessions)?;
         Ok(self.engine_config_for(path, &plan))
-    }
-}
-
-/// What the memory planner is asked for `sessions` sessions of `ctx_per_session`
-/// tokens, with the engine's batch size.
-pub fn plan_request(
-    ctx_per_session: u64,
-    sessions: u32,
-    kv_type: rein_models::KvCacheType,
-    gpu_layers: rein_models::GpuLayers,
-) -> rein_models::PlanRequest {
-    rein_models::PlanRequest {
-        kv_type,
-        gpu_layers,
-        n_batch: rein_llama::EngineConfig::new("").n_batch,
-        ..rein_models::PlanRequest::new(ctx_per_session, sessions)
     }
 }
 

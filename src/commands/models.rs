@@ -112,7 +112,7 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
             let path = super::resolve(&model, false)?;
             let info = GgufInfo::read(&path)?;
             print_info(&info, ctx, kv);
-            let request = super::plan_request(ctx, sessions.max(1), kv, gpu_layers);
+            let request = rein_llama::plan_request(ctx, sessions.max(1), kv, gpu_layers);
             print_plan(&plan_memory(&info, request, &rein_llama::machine()));
         }
         ModelsCommand::Quantize {

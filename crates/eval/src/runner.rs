@@ -10,9 +10,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use rein_agent::{read_trace, Agent, LocalBackend, RunConfig, RunResult, TraceWriter};
 use rein_llama::{Engine, EngineConfig};
-use rein_models::{
-    plan_admitted, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan, PlanRequest,
-};
+use rein_models::{plan_admitted, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan};
 use rein_tools::{Registry, ToolLimits, Workspace};
 
 use crate::declared::DeclaredTool;
@@ -84,9 +82,7 @@ pub fn plan_parallel(
     machine: &Machine,
 ) -> Result<MemoryPlan, EvalError> {
     let wanted = wanted.unwrap_or(2).max(1);
-    let mut request = PlanRequest::new(u64::from(ctx), wanted);
-    request.kv_type = kv;
-    request.gpu_layers = GpuLayers::Auto;
+    let request = rein_llama::plan_request(u64::from(ctx), wanted, kv, GpuLayers::Auto);
     plan_admitted(info, request, machine).map_err(EvalError::Setting)
 }
 

@@ -15,7 +15,7 @@ mod types;
 mod utf8;
 mod worker;
 
-pub use backend::machine;
+pub use backend::{machine, plan_request};
 pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
 pub use quantize::{quantize, QuantizeError, QuantizeTarget};

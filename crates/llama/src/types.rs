@@ -45,13 +45,16 @@ pub enum GrammarEngine {
 }
 
 impl EngineConfig {
+    /// Tokens per `decode` call unless set otherwise.
+    pub const DEFAULT_N_BATCH: u32 = 512;
+
     /// Defaults for `model_path`: 4096 context, batches of 512, all cores, CPU, mmap,
     /// one session, a 300 s wait for a free session.
     pub fn new(model_path: impl Into<PathBuf>) -> Self {
         Self {
             model_path: model_path.into(),
             n_ctx: None,
-            n_batch: 512,
+            n_batch: Self::DEFAULT_N_BATCH,
             threads: None,
             gpu_layers: 0,
             use_mmap: true,

@@ -329,10 +329,22 @@ fn contradictory_bounds_leave_the_grammar_and_stay_in_validation() {
         .changes
         .iter()
         .all(|c| c.kind == ChangeKind::BoundsContradict));
-    let grammar = rein_schema::schema_grammar(&s.schema);
-    assert!(
-        !grammar.contains("{27,21}") && !grammar.contains("{3,1}"),
-        "{grammar}"
+    // The grammar is the one of the same schema without the contradictory bounds.
+    let unbounded = sanitize(
+        &json!({
+            "type": "object",
+            "properties": {
+                "s": {"type": "string"},
+                "l": {"type": "array", "items": {"type": "integer"}},
+                "ok": {"type": "string", "minLength": 2, "maxLength": 2}
+            }
+        }),
+        Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        rein_schema::schema_grammar(&s.schema),
+        rein_schema::schema_grammar(&unbounded.schema)
     );
     let (validator, _) = rein_schema::ArgumentValidator::new(&s);
     assert!(validator.check(r#"{"s": "abc"}"#).is_err());

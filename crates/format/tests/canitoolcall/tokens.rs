@@ -169,11 +169,7 @@ pub fn recover(fixtures: &[(&[u32], &str)], markers: &[String], pretok: Pretok) 
     let mut marker_ids = Vec::new();
     let mut complete = Vec::new();
     for (n, ((ids, text), (_, units))) in fixtures.iter().zip(&prepared).enumerate() {
-        if !ids.iter().all(|id| known.contains_key(id)) {
-            continue;
-        }
-        let rebuilt: Vec<u8> = ids.iter().flat_map(|id| known[id].clone()).collect();
-        if rebuilt != text.as_bytes() {
+        if !rebuilds(ids, text, &known) {
             continue;
         }
         complete.push(n);
@@ -221,14 +217,7 @@ pub fn from_vocabulary(path: &Path, fixtures: &[(&[u32], &str)]) -> Option<Token
     let complete = fixtures
         .iter()
         .enumerate()
-        .filter(|(_, (ids, text))| {
-            ids.iter().all(|id| texts.contains_key(id))
-                && ids
-                    .iter()
-                    .flat_map(|id| texts[id].clone())
-                    .collect::<Vec<u8>>()
-                    == text.as_bytes()
-        })
+        .filter(|(_, (ids, text))| rebuilds(ids, text, &texts))
         .map(|(n, _)| n)
         .collect();
     Some(TokenTexts {
@@ -236,4 +225,16 @@ pub fn from_vocabulary(path: &Path, fixtures: &[(&[u32], &str)]) -> Option<Token
         markers,
         complete,
     })
+}
+
+/// Whether every id of `ids` has a text and together they are `text`, byte for byte.
+fn rebuilds(ids: &[u32], text: &str, texts: &HashMap<u32, Vec<u8>>) -> bool {
+    let mut rebuilt = Vec::with_capacity(text.len());
+    for id in ids {
+        match texts.get(id) {
+            Some(bytes) => rebuilt.extend_from_slice(bytes),
+            None => return false,
+        }
+    }
+    rebuilt == text.as_bytes()
 }
