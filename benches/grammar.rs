@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rein_format::{hermes, ChatTemplate, RenderContext, ToolChoice, ToolSet};
+use rein_format::{hermes, ToolChoice, ToolSet, TurnSpec};
 use rein_llama::{
-    Engine, EngineConfig, GenerateOutput, GenerateRequest, Grammar, Prompt, SamplingParams,
+    Engine, EngineConfig, GenerateOutput, GenerateRequest, Grammar, LocalModel, Prompt,
+    SamplingParams,
 };
 use rein_models::{Manifest, ModelCache};
 use rein_protocol::{Message, ToolSpec};
@@ -114,24 +115,23 @@ fn report_constrained_decode() {
     config.n_ctx = Some(4096);
     config.threads = Some(2);
     let engine = runtime.block_on(Engine::load(config)).expect("load");
-    let info = engine.info().clone();
-    let template =
-        ChatTemplate::new(info.chat_template.as_deref().expect("template")).expect("compile");
+    let model = LocalModel::new(engine.clone()).expect("format");
     let set = ToolSet::prepare(&twenty_tools()).expect("tools");
-    let definitions = set.definitions();
     let messages = [Message::user(
         "Use tool_3 on src/main.rs with count 12, mode fast and tags a, b.",
     )];
-    let prompt = template
-        .render(&RenderContext {
-            messages: &messages,
-            tools: Some(&definitions),
-            add_generation_prompt: true,
-            bos_token: &info.bos_token,
-            eos_token: &info.eos_token,
+    let prepared = model
+        .format()
+        .prepare(&TurnSpec {
+            tools: Some(&set),
+            choice: &ToolChoice::Required,
+            constrained: true,
+            parallel: false,
+            ..TurnSpec::plain(&messages)
         })
         .expect("render");
-    let grammar = hermes::call_grammar(&set, &ToolChoice::Required, false).expect("grammar");
+    let prompt = prepared.prompt;
+    let grammar = prepared.grammar.expect("grammar");
     let (free, free_tokens) = ms_per_token(&runtime, &engine, &prompt, None);
     let (constrained, constrained_tokens) =
         ms_per_token(&runtime, &engine, &prompt, Some(grammar.clone()));

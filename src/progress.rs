@@ -1,8 +1,49 @@
-//! A progress bar on stderr (indicatif) for model pulls; hidden when stderr is not a
-//! terminal.
+//! Progress on stderr, shown only when stderr is a terminal: a bar (indicatif) for
+//! model pulls, and one line per step of an agent run (a sink of the run's events).
+
+use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rein_models::{ProgressUnit, PullProgress};
+use rein_protocol::{EventSink, RunEvent};
+
+/// One short line per tool call and recovery of a run.
+pub struct StepPrinter {
+    shown: bool,
+}
+
+impl StepPrinter {
+    /// Prints to stderr when it is a terminal; silent otherwise.
+    pub fn stderr() -> Self {
+        Self {
+            shown: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+impl EventSink for StepPrinter {
+    fn emit(&mut self, event: &RunEvent) {
+        if !self.shown {
+            return;
+        }
+        let line = match event {
+            RunEvent::Turn {
+                turn,
+                ms,
+                completion_tokens,
+                ..
+            } => {
+                format!("turn {turn}: {completion_tokens} tokens in {ms} ms")
+            }
+            RunEvent::ToolResult { name, ok, ms, .. } => {
+                format!("  {name} {} ({ms} ms)", if *ok { "ok" } else { "failed" })
+            }
+            RunEvent::Recovery { class, detail, .. } => format!("  ! {class}: {detail}"),
+            _ => return,
+        };
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+}
 
 /// Shows pull progress as a bar.
 pub struct BarProgress {

@@ -1,10 +1,10 @@
 //! The llama.cpp engine on the real tiny model: determinism, stop reasons, streaming,
 //! prefix reuse, limits, and the memory plan against what llama.cpp reports.
 
-use rein_format::{ChatTemplate, RenderContext};
+use rein_format::TurnSpec;
 use rein_llama::{
-    Engine, EngineConfig, EngineError, GenerateEvent, GenerateRequest, Prompt, SamplingParams,
-    StopReason,
+    Engine, EngineConfig, EngineError, GenerateEvent, GenerateRequest, LocalModel, Prompt,
+    SamplingParams, StopReason,
 };
 use rein_models::{plan_memory, GgufInfo, KvCacheType, Machine, PlanRequest};
 use rein_protocol::Message;
@@ -27,17 +27,12 @@ async fn load(n_ctx: u32) -> Engine {
 }
 
 fn chat_prompt(engine: &Engine, messages: &[Message]) -> String {
-    let info = engine.info();
-    let template = ChatTemplate::new(info.chat_template.as_deref().unwrap()).unwrap();
-    template
-        .render(&RenderContext {
-            messages,
-            tools: None,
-            add_generation_prompt: true,
-            bos_token: &info.bos_token,
-            eos_token: &info.eos_token,
-        })
+    let model = LocalModel::new(engine.clone()).unwrap();
+    model
+        .format()
+        .prepare(&TurnSpec::plain(messages))
         .unwrap()
+        .prompt
 }
 
 fn request(prompt: String, sampling: SamplingParams, max_tokens: u32) -> GenerateRequest {

@@ -36,7 +36,12 @@ impl TestServer {
             config.max_sessions = sessions;
             config.queue_timeout = queue_timeout;
             let engine = Engine::load(config).await.unwrap();
-            let model = ServedModel::new(engine, "tiny", ToolFormat::Native, 2048).unwrap();
+            let model = ServedModel::new(
+                rein_llama::LocalModel::new(engine).unwrap(),
+                "tiny",
+                ToolFormat::Native,
+                2048,
+            );
             let state = Arc::new(AppState::new(model, key, 64 * 1024));
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let url = format!("http://{}", listener.local_addr().unwrap());

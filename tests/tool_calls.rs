@@ -9,8 +9,8 @@
 
 use proptest::prelude::*;
 use rein_format::hermes::ParseError;
-use rein_format::{ChatTemplate, Family, RenderContext, ToolChoice, ToolSet};
-use rein_llama::{GenerateRequest, Prompt, SamplingParams, StopReason};
+use rein_format::{CallCheck, Family, ReadMode, ReplyProblem, ToolChoice, ToolSet, TurnSpec};
+use rein_llama::{GenerateRequest, LocalModel, Prompt, SamplingParams, StopReason};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::{json, Value};
 
@@ -74,12 +74,10 @@ struct Tally {
 fn every_required_call_from_the_tiny_model_parses_and_validates() {
     let (runtime, engine) = tiny_engine(2048);
     let info = engine.info().clone();
-    let source = info.chat_template.as_deref().unwrap();
-    let template = ChatTemplate::new(source).unwrap();
+    let model = LocalModel::new(engine.clone()).unwrap();
+    let format = model.format();
     // SmolLM2 (architecture `llama`, ChatML without tools) is the generic family.
-    let architecture = info.description.split_whitespace().next().unwrap();
-    let family = Family::detect(source, architecture);
-    assert_eq!(family, Family::Generic, "{}", info.description);
+    assert_eq!(format.family, Family::Generic, "{}", info.description);
 
     let (mut runner, cases) = fixed_runner("REIN_TOOL_CASES", DEFAULT_CASES, 8);
     let tally = std::cell::RefCell::new(Tally::default());
@@ -88,23 +86,22 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
         |(tools, seed, parallel)| {
             let specs: Vec<ToolSpec> = serde_json::from_value(Value::Array(tools)).unwrap();
             let set = ToolSet::prepare(&specs).unwrap();
-            let grammar = family
-                .call_grammar(&set, &ToolChoice::Required, parallel)
-                .unwrap();
-            let system = family.emulated_instructions(&set.definitions());
-            let messages = [
-                Message::system(system),
-                Message::user("Call one of the tools with sensible arguments."),
-            ];
-            let prompt = template
-                .render(&RenderContext {
-                    messages: &messages,
-                    tools: None,
-                    add_generation_prompt: true,
-                    bos_token: &info.bos_token,
-                    eos_token: &info.eos_token,
+            // The one preparer: the tools taught in a system message (the template
+            // cannot render them), the required call grammar.
+            let messages = [Message::user(
+                "Call one of the tools with sensible arguments.",
+            )];
+            let prepared = format
+                .prepare(&TurnSpec {
+                    tools: Some(&set),
+                    choice: &ToolChoice::Required,
+                    constrained: true,
+                    parallel,
+                    ..TurnSpec::plain(&messages)
                 })
                 .unwrap();
+            let grammar = prepared.grammar.clone().unwrap();
+            let prompt = prepared.prompt.clone();
             // As the agent loop will: a reply cut off mid-call is retried with twice the
             // allowance, at most 4 attempts; a partial call is never used.
             let mut max_tokens = 128;
@@ -141,21 +138,29 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
                     out.stop_reason,
                     StopReason::MaxTokens | StopReason::ContextFull
                 );
-                match family.parse_reply_checked(&out.text, cut, true) {
-                    Err(ParseError::Truncated) if max_tokens < 512 => {
+                // The one reader, strictly: calls in the family's syntax only.
+                let reply = format.read(
+                    &out.text,
+                    cut,
+                    Some(&set),
+                    &ToolChoice::Required,
+                    ReadMode::STRICT,
+                );
+                match reply.problems.first() {
+                    Some(ReplyProblem::Parse(ParseError::Truncated)) if max_tokens < 512 => {
                         tally.borrow_mut().truncated_first_try += usize::from(max_tokens == 128);
                         max_tokens *= 2;
                     }
-                    Err(ParseError::Truncated) => {
+                    Some(ReplyProblem::Parse(ParseError::Truncated)) => {
                         let mut t = tally.borrow_mut();
                         t.truncated_after_retries += 1;
                         t.cases += 1;
                         return Ok(());
                     }
-                    other => {
-                        break other
-                            .map_err(|e| TestCaseError::fail(format!("{e}\n{}", out.text)))?
+                    Some(problem) => {
+                        return Err(TestCaseError::fail(format!("{problem}\n{}", out.text)))
                     }
+                    None => break reply,
                 }
             };
             prop_assert!(
@@ -168,14 +173,18 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
                 prop_assert_eq!(parsed.calls.len(), 1);
             }
             for call in &parsed.calls {
-                let tool = set
-                    .get(&call.name)
-                    .ok_or_else(|| TestCaseError::fail(format!("unknown tool {}", call.name)))?;
-                tool.validator
-                    .check_value(call.arguments.clone())
-                    .map_err(|e| {
-                        TestCaseError::fail(format!("{}: {e}\n{}", call.name, call.arguments))
-                    })?;
+                match &call.check {
+                    CallCheck::Valid => {}
+                    CallCheck::UnknownTool => {
+                        return Err(TestCaseError::fail(format!("unknown tool {}", call.name)))
+                    }
+                    CallCheck::Invalid(e) => {
+                        return Err(TestCaseError::fail(format!(
+                            "{}: {e}\n{}",
+                            call.name, call.written_arguments
+                        )))
+                    }
+                }
             }
             let mut t = tally.borrow_mut();
             t.cases += 1;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use rein_format::ToolFormat;
-use rein_llama::Engine;
+use rein_llama::{Engine, LocalModel};
 use rein_serve::{AppState, ServedModel};
 use serde_json::{json, Value};
 
@@ -96,11 +96,11 @@ async fn start_server(
     config.queue_timeout = Duration::from_secs(900);
     let engine = Engine::load(config).await?;
     let model = ServedModel::new(
-        engine,
+        LocalModel::new(engine)?,
         args.model.model.clone(),
         ToolFormat::Native,
         args.ctx,
-    )?;
+    );
     let state = Arc::new(AppState::new(model, None, 1 << 20));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?;

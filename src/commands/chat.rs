@@ -1,13 +1,17 @@
-//! `rein chat`: one prompt, rendered with the model's own chat template, answered with
-//! the reply streamed to stdout; with `--tools`, answered under the tool-call grammar
-//! and printed as checked calls.
+//! `rein chat`: one prompt, prepared and read by the model's own format (as the agent
+//! and the server do), answered with the reply streamed to stdout; with `--tools`,
+//! answered under the tool-call grammar and printed as checked calls (calls written in
+//! the model's own wrappers included).
 
 use std::io::Write;
 
 use anyhow::Context;
 use clap::Args;
-use rein_format::{hermes, Family, ModelFormat, RenderContext, ToolChoice, ToolFormat, ToolSet};
-use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, StopReason};
+use std::sync::Arc;
+
+use rein_engine::{Backend, ReadMode, ReplyEvent, Sampling, SessionSource, TurnRequest};
+use rein_format::{hermes, CallCheck, Reply, ReplyProblem, ToolChoice, ToolFormat, ToolSet};
+use rein_llama::{Engine, LocalModel};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
 
@@ -100,78 +104,56 @@ async fn chat(
 ) -> anyhow::Result<()> {
     let config = args.model.engine_config(path, args.ctx, 1)?;
     let engine = Engine::load(config).await?;
-    let info = engine.info();
-    let format = ModelFormat::detect(info.chat_template.as_deref(), info.architecture())?;
-    let native_tools = format.native_tools(tool_format);
-    let ModelFormat { template, family } = format;
-    let definitions = tools
-        .as_ref()
-        .map(ToolSet::definitions)
-        .filter(|d| !d.is_empty());
-    let mut system = args.system.clone();
-    if let (Some(defs), false) = (&definitions, native_tools) {
-        let taught = family.emulated_instructions(defs);
-        system = Some(match system {
-            Some(s) => format!("{s}\n\n{taught}"),
-            None => taught,
-        });
-    }
+    let model = LocalModel::new(engine)?;
     let mut messages = Vec::new();
-    if let Some(system) = system {
-        messages.push(Message::system(system));
+    if let Some(system) = &args.system {
+        messages.push(Message::system(system.clone()));
     }
     messages.push(Message::user(args.prompt.clone()));
-    let prompt = template.render(&RenderContext {
-        messages: &messages,
-        tools: definitions.as_deref().filter(|_| native_tools),
-        add_generation_prompt: true,
-        bos_token: &info.bos_token,
-        eos_token: &info.eos_token,
-    })?;
-    let mut request = GenerateRequest::new(Prompt::Text(prompt));
-    request.sampling = SamplingParams {
+    let has_tools = tools.is_some();
+    let mut request = TurnRequest::text(messages);
+    request.tools = tools.map(Arc::new);
+    request.choice = choice;
+    request.tool_format = tool_format;
+    request.constrained = true;
+    request.parallel_calls = !args.no_parallel_tool_calls;
+    request.read = if has_tools {
+        ReadMode::CLIENT
+    } else {
+        ReadMode::TEXT
+    };
+    request.sampling = Sampling {
         temperature: args.temperature,
         seed: args.seed,
-        ..SamplingParams::default()
+        ..Sampling::default()
     };
-    request.max_tokens = args.max_tokens;
-    request.grammar = tools
-        .as_ref()
-        .and_then(|t| family.call_grammar(t, &choice, !args.no_parallel_tool_calls));
-    let mut session = engine.session().await?;
-    let stream_text = tools.is_none() && !args.json;
+    request.max_tokens = Some(args.max_tokens);
+    let stream_text = !has_tools && !args.json;
     let stdout = std::io::stdout();
-    let output = session
-        .generate_stream(request)?
-        .finish(|chunk| {
-            if stream_text {
-                let mut out = stdout.lock();
-                let _ = out.write_all(chunk.as_bytes());
-                let _ = out.flush();
-            }
-        })
-        .await?;
+    let mut print = |event: ReplyEvent| {
+        if let (true, ReplyEvent::Content(chunk)) = (stream_text, event) {
+            let mut out = stdout.lock();
+            let _ = out.write_all(chunk.as_bytes());
+            let _ = out.flush();
+        }
+    };
+    let mut session = model.session().await?;
+    let completion = session.complete(request, &mut print).await?;
     tracing::info!(
-        stop = output.stop_reason.as_str(),
-        prompt_tokens = output.prompt_tokens,
-        completion_tokens = output.tokens.len(),
-        prefill_ms = output.prefill_time.as_millis() as u64,
-        decode_ms = output.decode_time.as_millis() as u64,
+        prompt_tokens = completion.prompt_tokens,
+        completion_tokens = completion.completion_tokens,
+        ms = completion.elapsed.as_millis() as u64,
         "done"
     );
     if stream_text {
         println!();
         return Ok(());
     }
-    tracing::debug!(raw = %output.text, "reply");
-    let cut_off = matches!(
-        output.stop_reason,
-        StopReason::MaxTokens | StopReason::ContextFull
-    );
-    let calls_only = matches!(choice, ToolChoice::Required | ToolChoice::Named(_));
-    let reply = match &tools {
-        Some(tools) => checked_reply(family, tools, &output.text, cut_off, calls_only)?,
-        None => json!({"content": output.text, "tool_calls": []}),
+    tracing::debug!(raw = %completion.text, "reply");
+    let reply = if has_tools {
+        checked_reply(&completion.reply)?
+    } else {
+        json!({"content": completion.text, "tool_calls": []})
     };
     if args.json {
         println!("{reply}");
@@ -186,34 +168,31 @@ async fn chat(
     Ok(())
 }
 
-/// Parses the reply's calls and checks each against its tool; arguments come back
-/// with the tool's own property names.
-fn checked_reply(
-    family: Family,
-    tools: &ToolSet,
-    text: &str,
-    cut_off: bool,
-    calls_only: bool,
-) -> anyhow::Result<serde_json::Value> {
-    let parsed = family
-        .parse_reply_checked(text, cut_off, calls_only)
-        .map_err(|e| match e {
-            hermes::ParseError::Truncated => anyhow::anyhow!("{e}; raise --max-tokens"),
-            other => other.into(),
-        })?;
-    let mut calls = Vec::with_capacity(parsed.calls.len());
-    for call in parsed.calls {
-        let tool = tools.get(&call.name).ok_or_else(|| {
-            anyhow::anyhow!(
+/// The reply's checked calls, arguments with the tool's own property names; a call
+/// that was cut, unreadable, unknown or invalid is an error, never printed.
+fn checked_reply(reply: &Reply) -> anyhow::Result<serde_json::Value> {
+    for problem in &reply.problems {
+        match problem {
+            ReplyProblem::Parse(hermes::ParseError::Truncated) => {
+                anyhow::bail!("{problem}; raise --max-tokens")
+            }
+            ReplyProblem::Parse(_) => anyhow::bail!("{problem}"),
+            _ => {}
+        }
+    }
+    let mut calls = Vec::with_capacity(reply.calls.len());
+    for call in &reply.calls {
+        match &call.check {
+            CallCheck::Valid => {}
+            CallCheck::UnknownTool => anyhow::bail!(
                 "the model called `{}`, which is not among the tools",
                 call.name
-            )
-        })?;
-        let arguments = tool
-            .validator
-            .check_value(call.arguments)
-            .with_context(|| format!("the call of `{}` does not validate", call.name))?;
-        calls.push(json!({"name": call.name, "arguments": arguments}));
+            ),
+            CallCheck::Invalid(error) => {
+                anyhow::bail!("the call of `{}` does not validate: {error}", call.name)
+            }
+        }
+        calls.push(json!({"name": call.name, "arguments": call.arguments}));
     }
-    Ok(json!({"content": parsed.content, "tool_calls": calls}))
+    Ok(json!({"content": reply.content, "tool_calls": calls}))
 }

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rein_eval::{
     arms, drop_torn_tail, finished_runs, load_suite, read_records, run_arm, write_report, Arm,
-    Baseline, ModelPlan, Progress, RunRecord, RunSettings, Task,
+    ArmLoader, Baseline, LoadSpec, ModelPlan, Progress, RunRecord, RunSettings, Task,
 };
 use rein_models::{file_sha256, GgufInfo, ModelCache};
 use serde_json::{json, Value};
@@ -405,7 +405,15 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     for (arm, plan) in arms.iter().zip(&plans) {
-        runtime.block_on(run_arm(arm, plan, &tasks, &settings, &done, &progress))?;
+        runtime.block_on(run_arm(
+            &LlamaLoader,
+            arm,
+            plan,
+            &tasks,
+            &settings,
+            &done,
+            &progress,
+        ))?;
     }
     progress.bar.finish_and_clear();
     let records = read_records(&results)?;
@@ -413,4 +421,29 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         println!("{}", path.display());
     }
     Ok(())
+}
+
+/// The runner's model runtime: llama.cpp in this process.
+struct LlamaLoader;
+
+impl ArmLoader for LlamaLoader {
+    type Source = rein_llama::LocalModel;
+
+    fn machine(&self) -> rein_models::Machine {
+        rein_llama::machine()
+    }
+
+    async fn load(&self, load: LoadSpec) -> Result<rein_llama::LocalModel, String> {
+        let mut config = rein_llama::EngineConfig::new(&load.path);
+        config.n_ctx = Some(load.ctx * load.sessions);
+        config.max_sessions = load.sessions;
+        config.gpu_layers = load.gpu_layers;
+        config.threads = load.threads;
+        config.kv_type = load.kv;
+        config.queue_timeout = std::time::Duration::from_secs(24 * 3600);
+        let engine = rein_llama::Engine::load(config)
+            .await
+            .map_err(|e| e.to_string())?;
+        rein_llama::LocalModel::new(engine).map_err(|e| e.to_string())
+    }
 }

@@ -13,7 +13,7 @@ pub struct ReplayArgs {
 
 /// Runs `rein replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
-    for event in rein_agent::read_trace(&args.trace)? {
+    for event in rein_protocol::read_trace(&args.trace)? {
         println!("{}", event.render());
     }
     Ok(())

@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use rein_agent::{
-    Agent, Backend, LocalBackend, Profile, RemoteBackend, RemoteSettings, RunConfig, RunResult,
-    TraceWriter,
-};
-use rein_llama::Engine;
-use rein_tools::{DescriptionStyle, Registry, ToolLimits, Workspace};
+use rein_agent::{Agent, Profile, RunConfig};
+use rein_engine::Backend;
+use rein_format::DescriptionStyle;
+use rein_llama::{Engine, LocalBackend};
+use rein_protocol::{RunResult, Sinks, TraceWriter};
+use rein_remote::{RemoteBackend, RemoteSettings};
+use rein_tools::{Registry, ToolLimits, Workspace};
 
 /// Arguments of `rein run`.
 #[derive(Args)]
@@ -132,10 +133,12 @@ async fn run_agent<B: Backend>(
     workspace: Workspace,
     config: RunConfig,
     task: &str,
-    trace: TraceWriter,
+    mut trace: TraceWriter,
 ) -> anyhow::Result<RunResult> {
     let mut agent = Agent::new(backend, workspace, &Registry::builtin(), config)?;
-    Ok(agent.run(task, Some(trace)).await)
+    let mut progress = crate::progress::StepPrinter::stderr();
+    let mut sinks = Sinks::new().with(&mut trace).with(&mut progress);
+    Ok(agent.run_with(task, &mut sinks).await)
 }
 
 /// The remote server of `--backend openai`.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use rein_format::ToolFormat;
-use rein_llama::Engine;
+use rein_llama::{Engine, LocalModel};
 use rein_models::GgufInfo;
 use rein_serve::{AppState, ServedModel};
 
@@ -75,7 +75,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .name
             .clone()
             .unwrap_or_else(|| args.model.model.clone());
-        let model = ServedModel::new(engine, name, tool_format, per_request)?;
+        let model = ServedModel::new(LocalModel::new(engine)?, name, tool_format, per_request);
         let state = Arc::new(AppState::new(model, api_key, args.max_body_bytes));
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
             .await

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use rein_agent::{Agent, Profile, RunConfig, ScriptedBackend, TraceWriter};
+use rein_agent::{Agent, Profile, RunConfig};
+use rein_protocol::TraceWriter;
+use rein_test_support::ScriptedBackend;
 use rein_tools::{Registry, ToolLimits, Workspace};
 
 const TURNS: usize = 10;

@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use rein_format::ToolFormat;
-use rein_tools::DescriptionStyle;
+use rein_format::{DescriptionStyle, ToolFormat};
 use serde_json::{json, Value};
 
 use crate::profile::Profile;
@@ -75,7 +74,7 @@ impl RunConfig {
             "seed": self.seed,
             "verification_guard": self.verification_guard,
             "parallel_calls": self.parallel_calls,
-            "describe": match self.describe { DescriptionStyle::Full => "full", DescriptionStyle::Compact => "compact" },
+            "describe": self.describe.as_str(),
             "tool_timeout_s": self.tool_timeout.as_secs_f64(),
             "tool_format": self.tool_format.as_str(),
         })

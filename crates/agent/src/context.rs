@@ -4,7 +4,10 @@
 //! turns stay verbatim. Compaction is rare and rewrites only old messages, so the
 //! cached KV prefix survives most turns.
 
-use rein_protocol::{Message, Role};
+use rein_engine::{Backend, Completion};
+use rein_protocol::{EventSink, Message, Role, RunEvent};
+
+use crate::run::Agent;
 
 /// When and how much to compact.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -143,6 +146,49 @@ fn summarize(content: &str) -> String {
         lines.len(),
         kept.join("\n")
     )
+}
+
+/// Characters of a message as the model sees it (content and call arguments).
+fn message_chars(message: &Message) -> usize {
+    message.content.as_deref().map_or(0, str::len)
+        + message
+            .tool_calls
+            .iter()
+            .map(|c| c.function.name.len() + c.function.arguments.to_string().len())
+            .sum::<usize>()
+        + 8
+}
+
+impl<B: Backend> Agent<B> {
+    /// Summarizes old tool results once the conversation passes 75% of the context
+    /// left after the reply allowance. Message sizes are estimated from their
+    /// characters, calibrated by the prompt's real token count from the backend.
+    pub(crate) fn keep_in_context(
+        &self,
+        history: &mut [Message],
+        completion: &Completion,
+        turn: u32,
+        events: &mut dyn EventSink,
+    ) {
+        let Some(n_ctx) = self.info.context_tokens else {
+            return;
+        };
+        // Room for a reply: the largest allowance, but never more than a quarter of
+        // the context (a small context would otherwise leave no budget at all).
+        let reserve = (self.config.reply_tokens_cap as usize).min(n_ctx / 4);
+        let budget = n_ctx.saturating_sub(reserve);
+        let chars: usize = history.iter().map(message_chars).sum::<usize>().max(1);
+        let tokens_per_char = completion.prompt_tokens as f64 / chars as f64;
+        let count = |m: &Message| (message_chars(m) as f64 * tokens_per_char).ceil() as usize;
+        if let Some(done) = compact(history, &ContextPolicy::new(budget), count) {
+            events.emit(&RunEvent::Compacted {
+                turn,
+                tokens_before: done.tokens_before,
+                tokens_after: done.tokens_after,
+                summarized: done.summarized,
+            });
+        }
+    }
 }
 
 #[cfg(test)]

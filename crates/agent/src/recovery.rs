@@ -132,67 +132,11 @@ pub fn repetition_note(previous_error: &str) -> String {
     format!("You already made exactly this call and it failed: {first_line}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
 }
 
-/// Maps a name the model wrote to a tool that exists when the intent is obvious:
-/// case, hyphens vs underscores, a `_tool` / `tool_` affix, or one small typo.
-pub fn repair_tool_name(name: &str, valid: &[&str]) -> Option<String> {
-    let normalize = |s: &str| {
-        let lower = s.trim().to_ascii_lowercase().replace(['-', ' ', '.'], "_");
-        let lower = lower
-            .strip_prefix("functions_")
-            .unwrap_or(&lower)
-            .to_string();
-        let lower = lower.strip_suffix("_tool").unwrap_or(&lower).to_string();
-        lower.strip_prefix("tool_").unwrap_or(&lower).to_string()
-    };
-    let wanted = normalize(name);
-    if wanted.is_empty() {
-        return None;
-    }
-    if let Some(hit) = valid.iter().find(|v| normalize(v) == wanted) {
-        return Some(hit.to_string());
-    }
-    let mut scored: Vec<(f64, &str)> = valid
-        .iter()
-        .map(|v| (strsim::jaro_winkler(&wanted, &normalize(v)), *v))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    match scored.as_slice() {
-        [(best, name), rest @ ..]
-            if *best >= 0.92 && rest.first().is_none_or(|(second, _)| best - second > 0.05) =>
-        {
-            Some(name.to_string())
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const TOOLS: [&str; 4] = ["read_file", "write_file", "list_dir", "shell"];
-
-    #[test]
-    fn obvious_name_variants_are_repaired() {
-        for (wrong, right) in [
-            ("READ_FILE", "read_file"),
-            ("read-file", "read_file"),
-            ("read_file_tool", "read_file"),
-            ("tool_shell", "shell"),
-            ("functions.list_dir", "list_dir"),
-            ("raed_file", "read_file"),
-            ("list_dirr", "list_dir"),
-        ] {
-            assert_eq!(
-                repair_tool_name(wrong, &TOOLS).as_deref(),
-                Some(right),
-                "{wrong}"
-            );
-        }
-        for hopeless in ["", "  ", "delete_everything", "python", "file"] {
-            assert_eq!(repair_tool_name(hopeless, &TOOLS), None, "{hopeless}");
-        }
-    }
 
     #[test]
     fn caps_count_consecutive_failures_per_class() {

@@ -5,11 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rein_agent::{
-    read_trace, Agent, Profile, RunConfig, RunResult, ScriptedBackend, StopReason, TraceEvent,
-    TraceWriter,
-};
-use rein_protocol::Role;
+use rein_agent::{Agent, Profile, RunConfig};
+use rein_protocol::{read_trace, Role, RunEvent as TraceEvent, RunResult, StopReason, TraceWriter};
+use rein_test_support::ScriptedBackend;
 use rein_tools::{Registry, ToolLimits, Workspace};
 use tempfile::TempDir;
 

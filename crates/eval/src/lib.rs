@@ -22,8 +22,8 @@ pub use plot::write_plots;
 pub use record::{compliance, drop_torn_tail, finished_runs, read_records, RunRecord};
 pub use report::{build as build_report, markdown as report_markdown, ArmSummary, Report, Stat};
 pub use runner::{
-    plan_parallel, prepare_out_dir, recheck_compliance, run_arm, run_id, ModelPlan, Progress,
-    RunSettings,
+    plan_parallel, prepare_out_dir, recheck_compliance, run_arm, run_id, ArmLoader, LoadSpec,
+    ModelPlan, Progress, RunSettings,
 };
 pub use setup::{prepare_workspace, SetupStep};
 pub use task::{

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use rein_agent::TraceEvent;
+use rein_protocol::RunEvent as TraceEvent;
 use serde::{Deserialize, Serialize};
 
 use crate::grade::Grade;

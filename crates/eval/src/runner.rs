@@ -7,10 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::future::Future;
+
 use futures_util::StreamExt;
-use rein_agent::{read_trace, Agent, LocalBackend, RunConfig, RunResult, TraceWriter};
-use rein_llama::{Engine, EngineConfig};
-use rein_models::{plan_admitted, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan};
+use rein_agent::{Agent, RunConfig};
+use rein_engine::SessionSource;
+use rein_models::{
+    plan_admitted, plan_request, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan,
+};
+use rein_protocol::{read_trace, RunEvent, RunResult, TraceWriter};
 use rein_tools::{Registry, ToolLimits, Workspace};
 
 use crate::declared::DeclaredTool;
@@ -65,6 +70,36 @@ pub struct RunSettings {
     pub out_dir: PathBuf,
 }
 
+/// What the runner asks of the model runtime: the machine it plans memory on, and a
+/// model loaded for an arm (the binary gives llama.cpp's).
+pub trait ArmLoader: Sync {
+    /// The loaded model: a source of sessions, one per run.
+    type Source: SessionSource;
+
+    /// This machine, as the memory planner sees it.
+    fn machine(&self) -> Machine;
+
+    /// Loads `load.path` for `load.sessions` runs of `load.ctx` tokens at once.
+    fn load(&self, load: LoadSpec) -> impl Future<Output = Result<Self::Source, String>> + Send;
+}
+
+/// How an arm's model is loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadSpec {
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// Context tokens per run.
+    pub ctx: u32,
+    /// Runs at once (sessions).
+    pub sessions: u32,
+    /// Layers on the GPU.
+    pub gpu_layers: u32,
+    /// CPU threads (`None`: all cores).
+    pub threads: Option<u32>,
+    /// The KV cache type.
+    pub kv: KvCacheType,
+}
+
 /// Told about each run as it ends.
 pub trait Progress {
     /// A run ended (or was skipped because results.jsonl already has it).
@@ -82,13 +117,14 @@ pub fn plan_parallel(
     machine: &Machine,
 ) -> Result<MemoryPlan, EvalError> {
     let wanted = wanted.unwrap_or(2).max(1);
-    let request = rein_llama::plan_request(u64::from(ctx), wanted, kv, GpuLayers::Auto);
+    let request = plan_request(u64::from(ctx), wanted, kv, GpuLayers::Auto);
     plan_admitted(info, request, machine).map_err(EvalError::Setting)
 }
 
 /// Runs every task × repetition of `arm` not in `done`; returns the new records
 /// (already appended to `results.jsonl`).
-pub async fn run_arm(
+pub async fn run_arm<L: ArmLoader>(
+    loader: &L,
     arm: &Arm,
     model: &ModelPlan,
     tasks: &[Task],
@@ -102,7 +138,7 @@ pub async fn run_arm(
         settings.ctx,
         kv,
         settings.parallel,
-        &rein_llama::machine(),
+        &loader.machine(),
     )?;
     let parallel = plan.request.sessions;
     let mut jobs = Vec::new();
@@ -118,14 +154,15 @@ pub async fn run_arm(
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
-    let mut config = EngineConfig::new(&model.path);
-    config.n_ctx = Some(settings.ctx * parallel);
-    config.max_sessions = parallel;
-    config.gpu_layers = plan.gpu_layers;
-    config.threads = settings.threads;
-    config.kv_type = kv;
-    config.queue_timeout = Duration::from_secs(24 * 3600);
-    let engine = Engine::load(config)
+    let engine = loader
+        .load(LoadSpec {
+            path: model.path.clone(),
+            ctx: settings.ctx,
+            sessions: parallel,
+            gpu_layers: plan.gpu_layers,
+            threads: settings.threads,
+            kv,
+        })
         .await
         .map_err(|e| EvalError::Engine(format!("{}: {e}", model.path.display())))?;
     tracing::info!("arm {}: {} runs, {parallel} at once", arm.name, jobs.len());
@@ -148,8 +185,8 @@ pub fn run_id(arm: &Arm, task: &Task, rep: u32) -> String {
 }
 
 /// One run: workspace, agent, grading. Harness failures become records too.
-async fn run_one(
-    engine: &Engine,
+async fn run_one<S: SessionSource>(
+    engine: &S,
     arm: &Arm,
     model: &ModelPlan,
     task: &Task,
@@ -202,8 +239,8 @@ async fn run_one(
     record
 }
 
-async fn run_and_grade(
-    engine: &Engine,
+async fn run_and_grade<S: SessionSource>(
+    engine: &S,
     arm: &Arm,
     task: &Task,
     seed: u32,
@@ -224,7 +261,7 @@ async fn run_and_grade(
     let config = run_config(arm, task, seed, settings.temperature).map_err(|e| e.to_string())?;
     let trace_path = settings.out_dir.join(trace);
     let writer = TraceWriter::create(&trace_path).map_err(|e| e.to_string())?;
-    let backend = LocalBackend::new(engine).await.map_err(|e| e.to_string())?;
+    let backend = engine.session().await.map_err(|e| e.to_string())?;
     let mut agent = Agent::new(backend, workspace, &registry, config).map_err(|e| e.to_string())?;
     let result = agent.run(&task.spec.prompt, Some(writer)).await;
     // The session goes back to the engine before grading.
@@ -260,10 +297,7 @@ fn fill_from_result(record: &mut RunRecord, result: &RunResult) {
 
 /// Compliance with calls judged against the tools' own schemas, whatever the profile
 /// checked (profiles without validation run invalid calls).
-fn judged_compliance(
-    registry: &Registry,
-    events: &[rein_agent::TraceEvent],
-) -> (Option<f64>, Option<f64>) {
+fn judged_compliance(registry: &Registry, events: &[RunEvent]) -> (Option<f64>, Option<f64>) {
     let tools = rein_format::ToolSet::prepare(&registry.specs()).ok();
     let valid = |name: &str, arguments: &serde_json::Value| match &tools {
         _ if name == rein_agent::FINISH_TOOL => true,

@@ -8,6 +8,7 @@ mod gemma;
 mod gemma_grammar;
 mod generic;
 pub(crate) mod grammar;
+pub mod hermes;
 mod json_call;
 mod llama3;
 mod marker_stream;
@@ -20,7 +21,7 @@ use std::str::FromStr;
 use rein_protocol::{Grammar, Message};
 use serde_json::Value;
 
-use crate::hermes::{self, ParseError, ParsedReply};
+use self::hermes::{ParseError, ParsedReply};
 use crate::stream::{Finished, StreamEvent, StreamParser, StreamReply};
 use crate::{ToolChoice, ToolSet};
 
@@ -138,6 +139,30 @@ impl Family {
                     None => Ok(reply.into_parsed()),
                 }
             }
+        }
+    }
+
+    /// Whether a reply that the token limit ended (`cut_off`) was cut while it was
+    /// writing calls: a Hermes reply that opened a call (or had to) and does not end
+    /// with a closed one; in the other families, a reply that had to call and holds no
+    /// complete call. A partial call is never used.
+    pub fn cut_inside_calls(
+        self,
+        text: &str,
+        cut_off: bool,
+        required: bool,
+        has_calls: bool,
+    ) -> bool {
+        if !cut_off {
+            return false;
+        }
+        match self {
+            Family::Hermes | Family::Generic => {
+                let end = text.trim_end();
+                let writing = required || text.contains(hermes::CALL_OPEN) || end.ends_with('<');
+                writing && !end.ends_with(hermes::CALL_CLOSE)
+            }
+            _ => required && !has_calls,
         }
     }
 

@@ -1,5 +1,7 @@
 //! A model's chat format from its GGUF metadata: the chat template (ChatML when the
-//! model has none) and the tool-call family it implies.
+//! model has none), the tool-call family it implies, and the special tokens the
+//! template writes. [`ModelFormat::prepare`] turns a turn into a prompt and a decoding
+//! constraint; [`ModelFormat::reader`] reads the reply (see `prepare` and `read`).
 
 use crate::{ChatTemplate, Family, TemplateError, ToolFormat, CHATML_TEMPLATE};
 
@@ -10,11 +12,15 @@ pub struct ModelFormat {
     pub template: ChatTemplate,
     /// The tool-call family.
     pub family: Family,
+    /// The BOS token's text, for templates that write it.
+    pub bos_token: String,
+    /// The EOS token's text.
+    pub eos_token: String,
 }
 
 impl ModelFormat {
     /// The format of a model with `chat_template` (`tokenizer.chat_template`) and
-    /// `architecture` (`general.architecture`).
+    /// `architecture` (`general.architecture`); no special token texts.
     pub fn detect(chat_template: Option<&str>, architecture: &str) -> Result<Self, TemplateError> {
         let source = chat_template.unwrap_or_else(|| {
             tracing::warn!("the model has no chat template; using ChatML");
@@ -25,19 +31,22 @@ impl ModelFormat {
         Ok(Self {
             template: ChatTemplate::new(source)?,
             family,
+            bos_token: String::new(),
+            eos_token: String::new(),
         })
     }
 
+    /// The same format with the model's BOS and EOS token texts.
+    pub fn with_special_tokens(mut self, bos: &str, eos: &str) -> Self {
+        self.bos_token = bos.to_string();
+        self.eos_token = eos.to_string();
+        self
+    }
+
     /// Whether the template renders the tools itself under `tool_format` (native), or
-    /// they are taught in the system prompt (emulated); logs the choice.
+    /// they are taught in the system prompt (emulated). The one place that decides.
     pub fn native_tools(&self, tool_format: ToolFormat) -> bool {
-        let native = self.template.supports_tools() && tool_format == ToolFormat::Native;
-        tracing::info!(
-            family = self.family.as_str(),
-            tool_format = if native { "native" } else { "emulated" },
-            "tool calls"
-        );
-        native
+        self.template.supports_tools() && tool_format == ToolFormat::Native
     }
 }
 

@@ -1,37 +1,10 @@
 //! The tools of one request, prepared: names checked, schemas sanitized, validators
-//! built, and the sanitized definitions the prompt shows.
+//! built, and the ways the prompt shows them (sanitized definitions, one-line
+//! signatures).
 
-use std::str::FromStr;
-
-use rein_protocol::ToolSpec;
+use rein_protocol::{ToolChoice, ToolSpec};
 use rein_schema::{sanitize, ArgumentValidator, Limits, Report, Sanitized, SchemaError};
 use serde_json::{json, Value};
-
-/// Which calls the model may make this turn.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ToolChoice {
-    /// A plain answer or calls.
-    #[default]
-    Auto,
-    /// No calls.
-    None,
-    /// At least one call.
-    Required,
-    /// A call of this tool.
-    Named(String),
-}
-
-impl FromStr for ToolChoice {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s {
-            "auto" => ToolChoice::Auto,
-            "none" => ToolChoice::None,
-            "required" | "any" => ToolChoice::Required,
-            name => ToolChoice::Named(name.to_string()),
-        })
-    }
-}
 
 /// Why a tool list was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,9 +31,31 @@ pub enum ToolSetError {
     },
 }
 
+/// How tools are described when the prompt teaches them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DescriptionStyle {
+    /// The JSON function specs, one per line.
+    #[default]
+    Full,
+    /// One signature line per tool.
+    Compact,
+}
+
+impl DescriptionStyle {
+    /// The setting's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DescriptionStyle::Full => "full",
+            DescriptionStyle::Compact => "compact",
+        }
+    }
+}
+
 /// One tool, ready for a turn.
 #[derive(Debug)]
 pub struct PreparedTool {
+    /// The spec as given.
+    pub spec: ToolSpec,
     /// The tool's name.
     pub name: String,
     /// Its description.
@@ -112,6 +107,7 @@ impl ToolSet {
                 })?;
             let (validator, validation_degraded) = ArgumentValidator::new(&sanitized);
             tools.push(PreparedTool {
+                spec: spec.clone(),
                 name: name.clone(),
                 description: spec.function.description.clone(),
                 sanitized,
@@ -170,6 +166,29 @@ impl ToolSet {
                 json!({"type": "function", "function": function})
             })
             .collect()
+    }
+
+    /// The tools as given, one JSON spec per line (`Full`) or one signature line per
+    /// tool (`Compact`).
+    pub fn describe(&self, style: DescriptionStyle) -> String {
+        match style {
+            DescriptionStyle::Compact => self.signatures(),
+            DescriptionStyle::Full => self
+                .tools
+                .iter()
+                .map(|t| serde_json::to_string(&t.spec).unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    /// One signature line per tool, generated from its schema.
+    pub fn signatures(&self) -> String {
+        self.tools
+            .iter()
+            .map(|t| crate::signature::signature(&t.spec))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Every sanitizer report, by tool.

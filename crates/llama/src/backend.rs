@@ -32,22 +32,6 @@ pub fn machine() -> rein_models::Machine {
     }
 }
 
-/// What the memory planner is asked for `sessions` sessions of `ctx_per_session`
-/// tokens on this engine (its default batch size).
-pub fn plan_request(
-    ctx_per_session: u64,
-    sessions: u32,
-    kv_type: rein_models::KvCacheType,
-    gpu_layers: rein_models::GpuLayers,
-) -> rein_models::PlanRequest {
-    rein_models::PlanRequest {
-        kv_type,
-        gpu_layers,
-        n_batch: crate::EngineConfig::DEFAULT_N_BATCH,
-        ..rein_models::PlanRequest::new(ctx_per_session, sessions)
-    }
-}
-
 fn gpu_memory() -> Result<Vec<rein_models::GpuMemory>, EngineError> {
     backend()?;
     Ok(llama_cpp_2::list_llama_ggml_backend_devices()

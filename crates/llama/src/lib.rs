@@ -1,13 +1,15 @@
 //! rein's engine over llama.cpp (through `llama-cpp-2`): every llama type stays in
 //! this crate. One owner thread per loaded model holds the model and its context;
 //! callers use an async [`Engine`] handle and [`Session`]s, each with its own KV
-//! sequence whose prefix is reused across turns.
+//! sequence whose prefix is reused across turns. [`LocalModel`] and [`LocalBackend`]
+//! implement `rein-engine`'s traits over it.
 #![deny(missing_docs)]
 
 mod backend;
 mod engine;
 mod error;
 mod generation;
+mod local;
 mod quantize;
 mod sampler;
 mod stop;
@@ -15,10 +17,12 @@ mod types;
 mod utf8;
 mod worker;
 
-pub use backend::{machine, plan_request};
+pub use backend::machine;
 pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
+pub use local::{backend_error, LocalBackend, LocalModel};
 pub use quantize::{quantize, QuantizeError, QuantizeTarget};
+pub use rein_models::plan_request;
 pub use rein_protocol::Grammar;
 pub use types::{
     EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine, KvCacheType,

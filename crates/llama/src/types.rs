@@ -46,7 +46,7 @@ pub enum GrammarEngine {
 
 impl EngineConfig {
     /// Tokens per `decode` call unless set otherwise.
-    pub const DEFAULT_N_BATCH: u32 = 512;
+    pub const DEFAULT_N_BATCH: u32 = rein_models::DEFAULT_N_BATCH;
 
     /// Defaults for `model_path`: 4096 context, batches of 512, all cores, CPU, mmap,
     /// one session, a 300 s wait for a free session.

@@ -23,8 +23,8 @@ pub use hub::{HubSettings, HubSource};
 pub use manifest::{Manifest, ModelEntry, PackageSpec};
 pub use memory::{available_memory, peak_resident_memory, KvCacheType};
 pub use plan::{
-    cpu_repacked_types, plan_admitted, plan_memory, GpuLayers, GpuMemory, Machine, MemoryPlan,
-    Placement, PlanRequest, MAX_PLANNED_SESSIONS,
+    cpu_repacked_types, plan_admitted, plan_memory, plan_request, GpuLayers, GpuMemory, Machine,
+    MemoryPlan, Placement, PlanRequest, DEFAULT_N_BATCH, MAX_PLANNED_SESSIONS,
 };
 pub use pull::{
     file_sha256, pull_model, PipCommand, ProgressUnit, PullOutcome, PullProgress, SilentProgress,

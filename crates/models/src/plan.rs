@@ -111,16 +111,35 @@ pub struct PlanRequest {
     pub gpu_layers: GpuLayers,
 }
 
+/// Tokens per `decode` call unless set otherwise (the engine's default too).
+pub const DEFAULT_N_BATCH: u32 = 512;
+
 impl PlanRequest {
-    /// `sessions` sessions of `ctx_per_session` tokens, f16 KV, batches of 512, CPU.
+    /// `sessions` sessions of `ctx_per_session` tokens, f16 KV, batches of
+    /// [`DEFAULT_N_BATCH`], CPU.
     pub fn new(ctx_per_session: u64, sessions: u32) -> Self {
         Self {
             ctx_per_session,
             sessions,
             kv_type: KvCacheType::F16,
-            n_batch: 512,
+            n_batch: DEFAULT_N_BATCH,
             gpu_layers: GpuLayers::Fixed(0),
         }
+    }
+}
+
+/// What the planner is asked for `sessions` sessions of `ctx_per_session` tokens with
+/// `kv_type` and `gpu_layers`, at the engine's default batch size.
+pub fn plan_request(
+    ctx_per_session: u64,
+    sessions: u32,
+    kv_type: KvCacheType,
+    gpu_layers: GpuLayers,
+) -> PlanRequest {
+    PlanRequest {
+        kv_type,
+        gpu_layers,
+        ..PlanRequest::new(ctx_per_session, sessions)
     }
 }
 

@@ -1,5 +1,8 @@
-//! `POST /v1/chat/completions`: check, render, wait for a session, generate, and answer
-//! with one body or a stream of server-sent events.
+//! `POST /v1/chat/completions`: check the request, count its prompt, wait for a
+//! session, generate (the backend prepares the turn and reads the reply), and answer
+//! with one body or a stream of server-sent events. The generation runs in a task of
+//! its own; a client that goes away drops what it listens on, which cancels the
+//! generation and frees its session.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -12,21 +15,21 @@ use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use rein_llama::{
-    GenerateEvent, GenerateOutput, GenerateRequest, GenerationStream, Prompt, Session, StopReason,
+use rein_engine::{Backend, BackendError, Completion, ReplyEvent, SessionSource};
+use rein_protocol::openai::{
+    ChatChunk, ChatResponse, ChunkChoice, ChunkDelta, PromptTokensDetails, ResponseChoice, Usage,
 };
-use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::ApiError;
-use crate::reply::{Delta, Gathered, ReplyReader};
+use crate::reply::{Delta, DeltaWriter, Gathered};
 use crate::request::{self, Turn};
-use crate::state::{AppState, BusyGuard};
+use crate::state::AppState;
 
 /// The handler.
-pub async fn completions(
-    State(state): State<Arc<AppState>>,
+pub async fn completions<S: SessionSource>(
+    State(state): State<Arc<AppState<S>>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     match answer(state, body).await {
@@ -38,16 +41,18 @@ pub async fn completions(
     }
 }
 
-/// A generation in progress and what keeps it alive.
-struct Running {
-    stream: GenerationStream,
-    /// Dropping the session cancels the generation and frees its KV sequence.
-    _session: Session,
-    _busy: BusyGuard,
+/// What the generation task reports.
+enum Piece {
+    /// A delta of the reply.
+    Delta(Delta),
+    /// The end.
+    Done(Box<Completion>),
+    /// The generation failed.
+    Failed(BackendError),
 }
 
-async fn answer(
-    state: Arc<AppState>,
+async fn answer<S: SessionSource>(
+    state: Arc<AppState<S>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = body.map_err(|rejection| {
@@ -66,226 +71,224 @@ async fn answer(
     })?;
     let turn = request::prepare(request::parse(&body)?)?;
     let model = &state.model;
-    let prompt = model.render(&turn)?;
-    let tokens = model.engine().tokenize(&prompt, true).await?;
+    let counted = turn.request(model.tool_format(), None);
+    let prompt_tokens = model.source().count_prompt(&counted).await?;
     let context = model.context_per_request() as usize;
-    if tokens.len() >= context {
+    if prompt_tokens >= context {
         return Err(ApiError::invalid(
             "messages",
             format!(
-                "the messages take {} tokens; a request may use at most {context} (prompt and reply)",
-                tokens.len()
+                "the messages take {prompt_tokens} tokens; a request may use at most {context} (prompt and reply)"
             ),
         )
         .code("context_length_exceeded"));
     }
-    let room = (context - tokens.len()) as u32;
-    let prompt_tokens = tokens.len();
-    let mut generate = GenerateRequest::new(Prompt::Tokens(tokens));
-    generate.sampling = turn.sampling.clone();
-    generate.max_tokens = turn.max_tokens.map_or(room, |m| m.min(room));
-    generate.stop = turn.stop.clone();
-    generate.grammar = model.grammar(&turn);
-
+    let room = (context - prompt_tokens) as u32;
+    let request = turn.request(
+        model.tool_format(),
+        Some(turn.max_tokens.map_or(room, |m| m.min(room))),
+    );
     let mut session = {
         let _waiting = state.waiting();
-        model.engine().session().await?
+        model.source().session().await?
     };
     let busy = state.busy();
-    let mut stream = session.generate_stream(generate)?;
-    // The first event settles errors (a grammar that does not compile) before a
-    // status is sent.
-    let first = match stream.next().await {
-        Some(event) => event?,
-        None => return Err(rein_llama::EngineError::EngineGone.into()),
-    };
-    let running = Running {
-        stream,
-        _session: session,
-        _busy: busy,
-    };
     let id = state.next_id();
+    let (pieces, mut receiver) = mpsc::unbounded_channel();
+    let prefix = call_prefix(&id);
+    tokio::spawn(async move {
+        let _busy = busy;
+        let mut writer = DeltaWriter::new(prefix);
+        let sender = pieces.clone();
+        let mut sink = move |event: ReplyEvent| {
+            if let Some(delta) = writer.delta(event) {
+                let _ = sender.send(Piece::Delta(delta));
+            }
+        };
+        // The session lives in this task: when the listener goes, the generation is
+        // dropped and the session freed.
+        let result = tokio::select! {
+            _ = pieces.closed() => return,
+            result = session.complete(request, &mut sink) => result,
+        };
+        let _ = pieces.send(match result {
+            Ok(completion) => Piece::Done(Box::new(completion)),
+            Err(error) => Piece::Failed(error),
+        });
+    });
     tracing::debug!(%id, prompt_tokens, stream = turn.stream, "generating");
+    // The first piece settles errors (a grammar that does not compile) before a
+    // status is sent.
+    let first = match receiver.recv().await {
+        Some(Piece::Failed(error)) => return Err(error.into()),
+        Some(piece) => piece,
+        None => return Err(BackendError::Other("the generation stopped".into()).into()),
+    };
     if turn.stream {
-        Ok(stream_response(state, turn, running, first, id))
+        Ok(stream_response(state, turn, receiver, first, id))
     } else {
-        whole_response(&state, &turn, running, first, &id).await
+        whole_response(&state, receiver, first, &id).await
     }
 }
 
-fn finish_reason(calls: usize, output: &GenerateOutput) -> &'static str {
+fn finish_reason(calls: usize, completion: &Completion) -> &'static str {
     if calls > 0 {
         "tool_calls"
-    } else if matches!(
-        output.stop_reason,
-        StopReason::MaxTokens | StopReason::ContextFull
-    ) {
+    } else if completion.cut_off {
         "length"
     } else {
         "stop"
     }
 }
 
-fn usage(output: &GenerateOutput) -> Value {
-    json!({
-        "prompt_tokens": output.prompt_tokens,
-        "completion_tokens": output.tokens.len(),
-        "total_tokens": output.prompt_tokens + output.tokens.len(),
-        "prompt_tokens_details": {"cached_tokens": output.reused_tokens},
-    })
+fn usage(completion: &Completion) -> Usage {
+    Usage {
+        prompt_tokens: completion.prompt_tokens as u64,
+        completion_tokens: completion.completion_tokens as u64,
+        total_tokens: (completion.prompt_tokens + completion.completion_tokens) as u64,
+        prompt_tokens_details: Some(PromptTokensDetails {
+            cached_tokens: completion.reused_tokens as u64,
+        }),
+    }
 }
 
-fn cut_off(output: &GenerateOutput) -> bool {
-    matches!(
-        output.stop_reason,
-        StopReason::MaxTokens | StopReason::ContextFull
-    )
-}
-
-async fn whole_response(
-    state: &AppState,
-    turn: &Turn,
-    mut running: Running,
-    first: GenerateEvent,
+async fn whole_response<S: SessionSource>(
+    state: &AppState<S>,
+    mut receiver: mpsc::UnboundedReceiver<Piece>,
+    first: Piece,
     id: &str,
 ) -> Result<Response, ApiError> {
-    let tools = turn.tools.as_ref().filter(|_| turn.offers_tools());
-    let mut reader = ReplyReader::new(state.model.family(), tools, call_prefix(id));
     let mut gathered = Gathered::default();
-    let mut event = first;
-    let output = loop {
-        match event {
-            GenerateEvent::Text(text) => gathered.add(&reader.push(&text)),
-            GenerateEvent::Done(output) => break output,
-        }
-        event = match running.stream.next().await {
-            Some(next) => next?,
-            None => return Err(rein_llama::EngineError::EngineGone.into()),
+    let mut piece = Some(first);
+    let completion = loop {
+        let next = match piece.take() {
+            Some(piece) => Some(piece),
+            None => receiver.recv().await,
         };
+        match next {
+            Some(Piece::Delta(delta)) => gathered.add(&[delta]),
+            Some(Piece::Done(completion)) => break completion,
+            Some(Piece::Failed(error)) => return Err(error.into()),
+            None => return Err(BackendError::Other("the generation stopped".into()).into()),
+        }
     };
-    gathered.add(&reader.finish(cut_off(&output)));
-    let calls = gathered.calls.len();
-    Ok(Json(json!({
-        "id": id,
-        "object": "chat.completion",
-        "created": unix_time(),
-        "model": state.model.id(),
-        "system_fingerprint": state.fingerprint,
-        "choices": [{
-            "index": 0,
-            "message": gathered.message(),
-            "logprobs": null,
-            "finish_reason": finish_reason(calls, &output),
+    let response = ChatResponse {
+        id: id.to_string(),
+        object: "chat.completion".into(),
+        created: unix_time(),
+        model: state.model.id().to_string(),
+        system_fingerprint: Some(state.fingerprint.clone()),
+        choices: vec![ResponseChoice {
+            index: 0,
+            message: gathered.message(),
+            logprobs: None,
+            finish_reason: Some(finish_reason(gathered.calls.len(), &completion).into()),
         }],
-        "usage": usage(&output),
-    }))
-    .into_response())
+        usage: Some(usage(&completion)),
+    };
+    Ok(Json(response).into_response())
 }
 
-fn stream_response(
-    state: Arc<AppState>,
+fn stream_response<S: SessionSource>(
+    state: Arc<AppState<S>>,
     turn: Turn,
-    running: Running,
-    first: GenerateEvent,
+    receiver: mpsc::UnboundedReceiver<Piece>,
+    first: Piece,
     id: String,
 ) -> Response {
-    let (sender, receiver) = mpsc::channel::<Result<Event, Infallible>>(64);
-    tokio::spawn(produce(state, turn, running, first, id, sender));
-    Sse::new(ReceiverStream::new(receiver))
+    let (sender, events) = mpsc::channel::<Result<Event, Infallible>>(64);
+    tokio::spawn(produce(state, turn, receiver, first, id, sender));
+    Sse::new(ReceiverStream::new(events))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(5)))
         .into_response()
 }
 
-/// Sends the chunks of one generation until it ends or the client goes away (then the
-/// generation is cancelled and its session freed).
-async fn produce(
-    state: Arc<AppState>,
+/// Sends the chunks of one generation until it ends or the client goes away (then
+/// the receiver is dropped, which cancels the generation and frees its session).
+async fn produce<S: SessionSource>(
+    state: Arc<AppState<S>>,
     turn: Turn,
-    mut running: Running,
-    first: GenerateEvent,
+    mut receiver: mpsc::UnboundedReceiver<Piece>,
+    first: Piece,
     id: String,
     sender: mpsc::Sender<Result<Event, Infallible>>,
 ) {
     let created = unix_time();
-    let chunk = |delta: Value, finish: Option<&str>| {
-        json!({
-            "id": id,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": state.model.id(),
-            "system_fingerprint": state.fingerprint,
-            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-        })
+    let chunk = |delta: ChunkDelta, finish: Option<&str>| ChatChunk {
+        id: id.clone(),
+        object: "chat.completion.chunk".into(),
+        created,
+        model: state.model.id().to_string(),
+        system_fingerprint: Some(state.fingerprint.clone()),
+        choices: vec![ChunkChoice {
+            index: 0,
+            delta,
+            logprobs: None,
+            finish_reason: finish.map(String::from),
+        }],
+        usage: None,
     };
-    let send = |value: Value| {
+    let send = |chunk: ChatChunk| {
         let sender = sender.clone();
         async move {
-            sender
-                .send(Ok(Event::default().data(value.to_string())))
-                .await
-                .is_ok()
+            let data = serde_json::to_string(&chunk).unwrap_or_default();
+            sender.send(Ok(Event::default().data(data))).await.is_ok()
         }
     };
-    let tools = turn.tools.as_ref().filter(|_| turn.offers_tools());
-    let mut reader = ReplyReader::new(state.model.family(), tools, call_prefix(&id));
-    if !send(chunk(json!({"role": "assistant", "content": ""}), None)).await {
+    let opening = ChunkDelta {
+        role: Some("assistant".into()),
+        content: Some(String::new()),
+        ..ChunkDelta::default()
+    };
+    if !send(chunk(opening, None)).await {
         state.cancelled();
         return;
     }
-    let mut event = Some(Ok(first));
-    let output = loop {
-        let next = match event.take() {
-            Some(e) => Some(e),
+    let mut calls = 0;
+    let mut piece = Some(first);
+    let completion = loop {
+        let next = match piece.take() {
+            Some(piece) => Some(piece),
             None => tokio::select! {
                 _ = sender.closed() => {
                     state.cancelled();
                     return;
                 }
-                e = running.stream.next() => e,
+                next = receiver.recv() => next,
             },
         };
-        let deltas: Vec<Delta> = match next {
-            Some(Ok(GenerateEvent::Text(text))) => reader.push(&text),
-            Some(Ok(GenerateEvent::Done(output))) => break output,
-            Some(Err(error)) => {
+        match next {
+            Some(Piece::Delta(delta)) => {
+                calls += usize::from(matches!(delta, Delta::Call { .. }));
+                if !send(chunk(delta.chunk(), None)).await {
+                    state.cancelled();
+                    return;
+                }
+            }
+            Some(Piece::Done(completion)) => break completion,
+            Some(Piece::Failed(error)) => {
                 let error = ApiError::from(error);
-                let _ = send(error.body()).await;
+                let _ = sender
+                    .send(Ok(Event::default().data(error.body().to_string())))
+                    .await;
                 return;
             }
             None => return,
-        };
-        for delta in deltas {
-            if !send(chunk(delta.to_json(), None)).await {
-                state.cancelled();
-                return;
-            }
         }
     };
-    let calls_before = reader.calls();
-    let last = reader.finish(cut_off(&output));
-    let calls = calls_before
-        + last
-            .iter()
-            .filter(|d| matches!(d, Delta::Call { .. }))
-            .count();
-    for delta in last {
-        if !send(chunk(delta.to_json(), None)).await {
-            return;
-        }
-    }
-    if !send(chunk(json!({}), Some(finish_reason(calls, &output)))).await {
+    let reason = finish_reason(calls, &completion);
+    if !send(chunk(ChunkDelta::default(), Some(reason))).await {
         return;
     }
     if turn.include_usage {
-        let mut last = chunk(json!({}), None);
-        last["choices"] = json!([]);
-        last["usage"] = usage(&output);
+        let mut last = chunk(ChunkDelta::default(), None);
+        last.choices.clear();
+        last.usage = Some(usage(&completion));
         if !send(last).await {
             return;
         }
     }
     let _ = sender.send(Ok(Event::default().data("[DONE]"))).await;
-    drop(running);
 }
 
 fn call_prefix(id: &str) -> String {

@@ -95,11 +95,11 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<rein_llama::EngineError> for ApiError {
-    fn from(error: rein_llama::EngineError) -> Self {
-        use rein_llama::EngineError as E;
+impl From<rein_engine::BackendError> for ApiError {
+    fn from(error: rein_engine::BackendError) -> Self {
+        use rein_engine::BackendError as E;
         match error {
-            E::NoFreeSession(n) => Self {
+            E::Busy(n) => Self {
                 status: StatusCode::SERVICE_UNAVAILABLE,
                 message: format!(
                     "all {n} sessions stayed busy for the whole queue timeout; retry later"
@@ -110,15 +110,18 @@ impl From<rein_llama::EngineError> for ApiError {
             },
             E::PromptTooLong {
                 prompt_tokens,
-                n_ctx,
+                limit,
             } => Self::bad_request(format!(
-                "the messages take {prompt_tokens} tokens; the context holds {n_ctx}"
+                "the messages take {prompt_tokens} tokens; the context holds {limit}"
             ))
             .code("context_length_exceeded"),
             E::Grammar(reason) => Self::bad_request(format!(
                 "the tool or response schema could not be compiled into a grammar: {reason}"
             ))
             .code("invalid_schema"),
+            E::Template(reason) => Self::bad_request(format!(
+                "the model's chat template cannot render these messages: {reason}"
+            )),
             other => Self::with_status(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
         }
     }

@@ -1,10 +1,10 @@
-//! Generated text read into OpenAI deltas: content, reasoning, and whole checked calls.
+//! The reader's events as OpenAI deltas: content, reasoning, and whole checked calls.
 //! Streaming sends the deltas as they come; a plain response is the same deltas
 //! gathered, so both give the same message.
 
-use rein_format::stream::StreamEvent;
-use rein_format::{Family, FamilyStream, ToolSet};
-use serde_json::{json, Map, Value};
+use rein_format::{CallCheck, ReplyEvent};
+use rein_protocol::openai::{ChunkDelta, ResponseMessage, WireToolCall};
+use serde_json::Value;
 
 /// One piece of the assistant's message.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,127 +27,76 @@ pub enum Delta {
 }
 
 impl Delta {
-    /// The `delta` object of a stream chunk.
-    pub fn to_json(&self) -> Value {
+    /// The `delta` of a stream chunk.
+    pub fn chunk(&self) -> ChunkDelta {
         match self {
-            Delta::Content(text) => json!({"content": text}),
-            Delta::Reasoning(text) => json!({"reasoning_content": text}),
+            Delta::Content(text) => ChunkDelta {
+                content: Some(text.clone()),
+                ..ChunkDelta::default()
+            },
+            Delta::Reasoning(text) => ChunkDelta {
+                reasoning_content: Some(text.clone()),
+                ..ChunkDelta::default()
+            },
             Delta::Call {
                 index,
                 id,
                 name,
                 arguments,
-            } => json!({"tool_calls": [{
-                "index": index,
-                "id": id,
-                "type": "function",
-                "function": {"name": name, "arguments": arguments},
-            }]}),
+            } => ChunkDelta {
+                tool_calls: Some(vec![WireToolCall {
+                    index: Some(*index),
+                    ..wire_call(id, name, arguments)
+                }]),
+                ..ChunkDelta::default()
+            },
         }
     }
 }
 
-/// Reads one reply as it is generated.
-pub struct ReplyReader<'a> {
-    /// `None`: the reply is plain text (no tools offered).
-    parser: Option<FamilyStream>,
-    tools: Option<&'a ToolSet>,
+fn wire_call(id: &str, name: &str, arguments: &str) -> WireToolCall {
+    WireToolCall::new(
+        Some(id.to_string()),
+        name,
+        &Value::String(arguments.to_string()),
+    )
+}
+
+/// Turns reply events into deltas: calls numbered in order, with ids.
+#[derive(Debug)]
+pub struct DeltaWriter {
     call_prefix: String,
-    /// The call being read: name and argument text so far.
-    open_call: Option<(String, String)>,
     calls: usize,
 }
 
-impl<'a> ReplyReader<'a> {
-    /// A reader for a reply in `family`'s format that may call `tools`; calls get ids
-    /// starting with `call_prefix`.
-    pub fn new(family: Family, tools: Option<&'a ToolSet>, call_prefix: String) -> Self {
+impl DeltaWriter {
+    /// Calls get ids starting with `call_prefix`.
+    pub fn new(call_prefix: String) -> Self {
         Self {
-            parser: tools.map(|_| family.stream(false)),
-            tools,
             call_prefix,
-            open_call: None,
             calls: 0,
         }
     }
 
-    /// Feeds generated text; returns the deltas it makes certain.
-    pub fn push(&mut self, text: &str) -> Vec<Delta> {
-        match self.parser.as_mut() {
-            None if text.is_empty() => Vec::new(),
-            None => vec![Delta::Content(text.to_string())],
-            Some(parser) => {
-                let events = parser.push(text);
-                self.read(events)
+    /// The delta of one event (`None` for empty text).
+    pub fn delta(&mut self, event: ReplyEvent) -> Option<Delta> {
+        match event {
+            ReplyEvent::Content(text) if text.is_empty() => None,
+            ReplyEvent::Content(text) => Some(Delta::Content(text)),
+            ReplyEvent::Reasoning(text) => Some(Delta::Reasoning(text)),
+            ReplyEvent::Call(call) => {
+                if let CallCheck::Invalid(error) = &call.check {
+                    tracing::warn!(tool = %call.name, "a call does not validate: {error}");
+                }
+                let index = self.calls;
+                self.calls += 1;
+                Some(Delta::Call {
+                    index,
+                    id: format!("{}_{index}", self.call_prefix),
+                    name: call.name,
+                    arguments: call.arguments.to_string(),
+                })
             }
-        }
-    }
-
-    /// Ends the reply (`cut_off`: the token limit ended it); returns the last deltas.
-    pub fn finish(mut self, cut_off: bool) -> Vec<Delta> {
-        match self.parser.take() {
-            None => Vec::new(),
-            Some(parser) => {
-                let finished = parser.finish(cut_off);
-                for rejected in &finished.reply.rejected {
-                    tracing::debug!(text = %rejected.text, "a call was not returned: {:?}", rejected.rejection);
-                }
-                self.read(finished.events)
-            }
-        }
-    }
-
-    /// How many calls were returned.
-    pub fn calls(&self) -> usize {
-        self.calls
-    }
-
-    fn read(&mut self, events: Vec<StreamEvent>) -> Vec<Delta> {
-        let mut deltas = Vec::new();
-        for event in events {
-            match event {
-                StreamEvent::Content(text) => deltas.push(Delta::Content(text)),
-                StreamEvent::Reasoning(text) => deltas.push(Delta::Reasoning(text)),
-                StreamEvent::ToolCallStart { name, .. } => {
-                    self.open_call = Some((name, String::new()));
-                }
-                StreamEvent::ToolCallArguments { delta, .. } => {
-                    if let Some((_, arguments)) = self.open_call.as_mut() {
-                        arguments.push_str(&delta);
-                    }
-                }
-                StreamEvent::ToolCallEnd { .. } => {
-                    if let Some((name, arguments)) = self.open_call.take() {
-                        deltas.push(self.checked_call(name, &arguments));
-                    }
-                }
-            }
-        }
-        deltas
-    }
-
-    /// A complete call, its arguments coerced, checked and given the tool's own
-    /// property names.
-    fn checked_call(&mut self, name: String, arguments: &str) -> Delta {
-        let parsed: Value =
-            serde_json::from_str(arguments).unwrap_or_else(|_| Value::Object(Map::new()));
-        let checked = match self.tools.and_then(|t| t.get(&name)) {
-            Some(tool) => match tool.validator.check_value(parsed.clone()) {
-                Ok(value) => value,
-                Err(error) => {
-                    tracing::warn!(tool = %name, "a call does not validate: {error}");
-                    tool.sanitized.schema.restore_names(&parsed)
-                }
-            },
-            None => parsed,
-        };
-        let index = self.calls;
-        self.calls += 1;
-        Delta::Call {
-            index,
-            id: format!("{}_{index}", self.call_prefix),
-            name,
-            arguments: checked.to_string(),
         }
     }
 }
@@ -160,7 +109,7 @@ pub struct Gathered {
     /// All reasoning.
     pub reasoning: String,
     /// The calls, as OpenAI `tool_calls` entries.
-    pub calls: Vec<Value>,
+    pub calls: Vec<WireToolCall>,
 }
 
 impl Gathered {
@@ -175,39 +124,29 @@ impl Gathered {
                     name,
                     arguments,
                     ..
-                } => self.calls.push(json!({
-                    "id": id,
-                    "type": "function",
-                    "function": {"name": name, "arguments": arguments},
-                })),
+                } => self.calls.push(wire_call(id, name, arguments)),
             }
         }
     }
 
-    /// The `message` object of a response.
-    pub fn message(&self) -> Value {
-        let mut message = json!({
-            "role": "assistant",
-            "content": if self.content.is_empty() && !self.calls.is_empty() {
-                Value::Null
-            } else {
-                Value::String(self.content.clone())
-            },
-        });
-        if !self.reasoning.is_empty() {
-            message["reasoning_content"] = json!(self.reasoning);
+    /// The `message` of a response.
+    pub fn message(&self) -> ResponseMessage {
+        ResponseMessage {
+            role: "assistant".into(),
+            content: (!self.content.is_empty() || self.calls.is_empty())
+                .then(|| self.content.clone()),
+            reasoning_content: (!self.reasoning.is_empty()).then(|| self.reasoning.clone()),
+            tool_calls: self.calls.clone(),
         }
-        if !self.calls.is_empty() {
-            message["tool_calls"] = json!(self.calls);
-        }
-        message
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rein_format::{ModelFormat, ReadMode, ToolChoice, ToolSet};
     use rein_protocol::ToolSpec;
+    use serde_json::json;
 
     fn tools() -> ToolSet {
         let specs: Vec<ToolSpec> =
@@ -219,18 +158,37 @@ mod tests {
         ToolSet::prepare(&specs).unwrap()
     }
 
-    fn read_all(text: &str, split: usize) -> (Vec<Delta>, Gathered) {
-        let tools = tools();
-        let mut reader = ReplyReader::new(Family::Hermes, Some(&tools), "call_x".into());
+    fn qwen() -> ModelFormat {
+        ModelFormat::detect(Some("{{ tools }}"), "qwen2").unwrap()
+    }
+
+    fn read_all_with(text: &str, split: usize, tools: Option<&ToolSet>) -> (Vec<Delta>, Gathered) {
+        let format = qwen();
+        let mode = if tools.is_some() {
+            ReadMode::CLIENT
+        } else {
+            ReadMode::TEXT
+        };
+        let mut reader = format.reader(tools, &ToolChoice::Auto, mode);
+        let mut writer = DeltaWriter::new("call_x".into());
         let mut deltas = Vec::new();
         let chars: Vec<char> = text.chars().collect();
         for chunk in chars.chunks(split.max(1)) {
-            deltas.extend(reader.push(&chunk.iter().collect::<String>()));
+            for event in reader.push(&chunk.iter().collect::<String>()) {
+                deltas.extend(writer.delta(event));
+            }
         }
-        deltas.extend(reader.finish(false));
+        for event in reader.finish(false).events {
+            deltas.extend(writer.delta(event));
+        }
         let mut gathered = Gathered::default();
         gathered.add(&deltas);
         (deltas, gathered)
+    }
+
+    fn read_all(text: &str, split: usize) -> (Vec<Delta>, Gathered) {
+        let tools = tools();
+        read_all_with(text, split, Some(&tools))
     }
 
     #[test]
@@ -269,17 +227,32 @@ mod tests {
         for split in 1..12 {
             assert_eq!(read_all(text, split).1, whole, "split {split}");
         }
-        assert_eq!(whole.message()["content"], "I will add.");
+        assert_eq!(whole.message().content.as_deref(), Some("I will add."));
+    }
+
+    #[test]
+    fn a_fenced_call_becomes_tool_calls_for_every_split() {
+        let text = "```json\n{\"name\": \"add\", \"arguments\": {\"a\": 7}}\n```";
+        let whole = read_all(text, usize::MAX).1;
+        assert_eq!(whole.calls.len(), 1, "{whole:?}");
+        assert_eq!(whole.content, "");
+        assert_eq!(whole.calls[0].function.arguments, Some(json!("{\"a\":7}")));
+        for split in 1..12 {
+            assert_eq!(read_all(text, split).1, whole, "split {split}");
+        }
+        // A wrapped call that does not validate stays text.
+        let bad = "{\"name\": \"add\", \"arguments\": {\"b\": 1}}";
+        let read = read_all(bad, 4).1;
+        assert!(read.calls.is_empty());
+        assert_eq!(read.content, bad);
     }
 
     #[test]
     fn without_tools_the_text_is_content_as_is() {
-        let mut reader = ReplyReader::new(Family::Hermes, None, "c".into());
-        let deltas = reader.push("<tool_call> is just text here");
+        let (deltas, _) = read_all_with("<tool_call> is just text here", usize::MAX, None);
         assert_eq!(
             deltas,
             vec![Delta::Content("<tool_call> is just text here".into())]
         );
-        assert!(reader.finish(false).is_empty());
     }
 }

@@ -1,54 +1,19 @@
-//! `POST /v1/chat/completions` bodies: read, checked field by field, and turned into
-//! one prepared turn. Every refusal names the field and what was expected.
+//! `POST /v1/chat/completions` bodies: read into the OpenAI wire types (a field of
+//! the wrong type is named by its path), checked field by field, and turned into one
+//! prepared turn. Every refusal names the field and what was expected.
 
-use rein_format::{ToolChoice, ToolSet};
-use rein_llama::SamplingParams;
-use rein_protocol::{FunctionCall, Message, Role, ToolCall, ToolSpec};
+use std::sync::Arc;
+
+use rein_engine::{ReadMode, Sampling, TurnRequest};
+use rein_format::{DescriptionStyle, ToolFormat, ToolSet};
+use rein_protocol::openai::{
+    ChatRequest, WireContent, WireMessage, WireResponseFormat, WireToolCall, WireToolChoice,
+};
+use rein_protocol::{FunctionCall, Message, Role, ToolCall, ToolChoice, ToolSpec};
 use rein_schema::{sanitize, Limits, Schema, SchemaKind};
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ApiError;
-
-/// The body as clients send it; fields rein does not use (`model`, `user`, ...) are
-/// ignored: the loaded model answers whatever name is asked for.
-#[derive(Debug, Deserialize)]
-pub struct ChatRequest {
-    /// The conversation.
-    pub messages: Vec<Value>,
-    #[serde(default)]
-    tools: Option<Vec<Value>>,
-    #[serde(default)]
-    tool_choice: Option<Value>,
-    #[serde(default)]
-    parallel_tool_calls: Option<bool>,
-    #[serde(default)]
-    temperature: Option<f32>,
-    #[serde(default)]
-    top_p: Option<f32>,
-    #[serde(default)]
-    max_tokens: Option<u32>,
-    #[serde(default)]
-    max_completion_tokens: Option<u32>,
-    #[serde(default)]
-    seed: Option<i64>,
-    #[serde(default)]
-    stop: Option<Value>,
-    #[serde(default)]
-    response_format: Option<Value>,
-    #[serde(default)]
-    stream: Option<bool>,
-    #[serde(default)]
-    stream_options: Option<Value>,
-    #[serde(default)]
-    n: Option<u32>,
-    #[serde(default)]
-    logprobs: Option<bool>,
-    #[serde(default)]
-    frequency_penalty: Option<f32>,
-    #[serde(default)]
-    presence_penalty: Option<f32>,
-}
 
 /// How the reply's text is constrained when no call is made.
 #[derive(Debug)]
@@ -62,19 +27,19 @@ pub enum ResponseFormat {
     },
 }
 
-/// One request, checked and ready to render and run.
+/// One request, checked and ready to run.
 #[derive(Debug)]
 pub struct Turn {
     /// The conversation in template shape.
     pub messages: Vec<Message>,
     /// The tools, when there are any.
-    pub tools: Option<ToolSet>,
+    pub tools: Option<Arc<ToolSet>>,
     /// Which calls the model may make.
     pub choice: ToolChoice,
     /// More than one call per reply.
     pub parallel: bool,
     /// Sampling settings.
-    pub sampling: SamplingParams,
+    pub sampling: Sampling,
     /// The client's token limit, if it set one.
     pub max_tokens: Option<u32>,
     /// Stop strings.
@@ -92,15 +57,49 @@ impl Turn {
     pub fn offers_tools(&self) -> bool {
         self.choice != ToolChoice::None && self.tools.as_ref().is_some_and(|t| !t.is_empty())
     }
+
+    /// The engine request of this turn: tools under the call grammar, read with every
+    /// repair a client can rely on (a wrapped call counts only when it validates).
+    pub fn request(&self, tool_format: ToolFormat, max_tokens: Option<u32>) -> TurnRequest {
+        TurnRequest {
+            messages: self.messages.clone(),
+            tools: self.tools.clone(),
+            choice: self.choice.clone(),
+            tool_format,
+            describe: DescriptionStyle::Full,
+            constrained: true,
+            parallel_calls: self.parallel,
+            response: match &self.response {
+                ResponseFormat::Text => None,
+                ResponseFormat::Json { schema } => Some(schema.clone()),
+            },
+            read: if self.offers_tools() {
+                ReadMode::CLIENT
+            } else {
+                ReadMode::TEXT
+            },
+            sampling: self.sampling,
+            max_tokens,
+            stop: self.stop.clone(),
+        }
+    }
 }
 
 /// Default sampling temperature when a request sets none.
 pub const DEFAULT_TEMPERATURE: f32 = 0.7;
 
-/// Parses a request body.
+/// Parses a request body; a field of the wrong shape is named by its path.
 pub fn parse(body: &[u8]) -> Result<ChatRequest, ApiError> {
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("the body is not a valid request: {e}")))
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        if inner.is_syntax() || inner.is_eof() || path == "." {
+            ApiError::bad_request(format!("the body is not a valid request: {inner}"))
+        } else {
+            ApiError::invalid(path, format!("the body is not a valid request: {inner}"))
+        }
+    })
 }
 
 /// Checks every field and prepares the turn.
@@ -159,14 +158,14 @@ pub fn prepare(request: ChatRequest) -> Result<Turn, ApiError> {
     let messages = name_tool_results(messages);
     let tools = match &request.tools {
         None => None,
-        Some(raw) => Some(tools(raw)?),
+        Some(specs) => Some(Arc::new(tools(specs)?)),
     };
     let choice = tool_choice(request.tool_choice.as_ref())?;
     match &tools {
         Some(set) => set
             .check_choice(&choice)
             .map_err(|e| ApiError::invalid("tool_choice", e.to_string()))?,
-        None if matches!(choice, ToolChoice::Required | ToolChoice::Named(_)) => {
+        None if choice.requires_call() => {
             return Err(ApiError::invalid(
                 "tool_choice",
                 "tool_choice asks for a call but no tools were given",
@@ -175,29 +174,25 @@ pub fn prepare(request: ChatRequest) -> Result<Turn, ApiError> {
         None => {}
     }
     let response = response_format(request.response_format.as_ref())?;
-    let stream = request.stream.unwrap_or(false);
-    let include_usage = request
-        .stream_options
-        .as_ref()
-        .and_then(|o| o.get("include_usage"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let stop = stop_strings(request.stop.map(|s| s.into_vec()).unwrap_or_default())?;
     let turn = Turn {
         messages,
         tools,
         choice,
         parallel: request.parallel_tool_calls.unwrap_or(true),
-        sampling: SamplingParams {
+        sampling: Sampling {
             temperature,
             top_p,
             seed,
-            ..SamplingParams::default()
         },
         max_tokens,
-        stop: stop_strings(request.stop.as_ref())?,
+        stop,
         response,
-        stream,
-        include_usage,
+        stream: request.stream.unwrap_or(false),
+        include_usage: request
+            .stream_options
+            .and_then(|o| o.include_usage)
+            .unwrap_or(false),
     };
     if turn.offers_tools()
         && turn.choice == ToolChoice::Auto
@@ -222,19 +217,9 @@ fn fresh_seed() -> u32 {
     nanos ^ COUNTER.fetch_add(0x9E37_79B9, Ordering::Relaxed)
 }
 
-fn message(index: usize, raw: &Value) -> Result<Message, ApiError> {
+fn message(index: usize, wire: &WireMessage) -> Result<Message, ApiError> {
     let at = |field: &str| format!("messages[{index}].{field}");
-    let object = raw.as_object().ok_or_else(|| {
-        ApiError::invalid(
-            format!("messages[{index}]"),
-            "each message must be an object",
-        )
-    })?;
-    let role_text = object
-        .get("role")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ApiError::invalid(at("role"), "role is missing"))?;
-    let role = match role_text {
+    let role = match wire.role.as_str() {
         "system" | "developer" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -248,7 +233,7 @@ fn message(index: usize, raw: &Value) -> Result<Message, ApiError> {
             ))
         }
     };
-    let content = content_text(object.get("content"), &at("content"))?;
+    let content = content_text(wire.content.as_ref(), &at("content"))?;
     let mut message = Message {
         role,
         content,
@@ -258,30 +243,19 @@ fn message(index: usize, raw: &Value) -> Result<Message, ApiError> {
     };
     match role {
         Role::Assistant => {
-            if let Some(calls) = object.get("tool_calls").filter(|c| !c.is_null()) {
-                let calls = calls.as_array().ok_or_else(|| {
-                    ApiError::invalid(at("tool_calls"), "tool_calls must be an array")
-                })?;
-                for (k, call) in calls.iter().enumerate() {
-                    message.tool_calls.push(history_call(
-                        call,
-                        &format!("messages[{index}].tool_calls[{k}]"),
-                    )?);
-                }
+            for call in wire.tool_calls.iter().flatten() {
+                message.tool_calls.push(history_call(call));
             }
             if message.content.is_none() && message.tool_calls.is_empty() {
                 message.content = Some(String::new());
             }
         }
         Role::Tool => {
-            let id = object
-                .get("tool_call_id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    ApiError::invalid(at("tool_call_id"), "a tool message needs tool_call_id")
-                })?;
+            let id = wire.tool_call_id.as_deref().ok_or_else(|| {
+                ApiError::invalid(at("tool_call_id"), "a tool message needs tool_call_id")
+            })?;
             message.tool_call_id = Some(id.to_string());
-            message.name = object.get("name").and_then(Value::as_str).map(String::from);
+            message.name = wire.name.clone();
             if message.content.is_none() {
                 message.content = Some(String::new());
             }
@@ -296,19 +270,17 @@ fn message(index: usize, raw: &Value) -> Result<Message, ApiError> {
 }
 
 /// A message's text: a string, or the text parts of a content array.
-fn content_text(raw: Option<&Value>, param: &str) -> Result<Option<String>, ApiError> {
-    match raw {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(Value::Array(parts)) => {
+fn content_text(content: Option<&WireContent>, param: &str) -> Result<Option<String>, ApiError> {
+    match content {
+        None => Ok(None),
+        Some(WireContent::Text(text)) => Ok(Some(text.clone())),
+        Some(WireContent::Parts(parts)) => {
             let mut text = String::new();
             for part in parts {
-                match part.get("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        text.push_str(part.get("text").and_then(Value::as_str).ok_or_else(
-                            || ApiError::invalid(param, "a text part needs a string `text`"),
-                        )?)
-                    }
+                match part.kind.as_deref() {
+                    Some("text") => text.push_str(part.text.as_deref().ok_or_else(|| {
+                        ApiError::invalid(param, "a text part needs a string `text`")
+                    })?),
                     other => {
                         return Err(ApiError::invalid(
                             param,
@@ -322,40 +294,23 @@ fn content_text(raw: Option<&Value>, param: &str) -> Result<Option<String>, ApiE
             }
             Ok(Some(text))
         }
-        Some(_) => Err(ApiError::invalid(
-            param,
-            "content must be a string, an array of text parts, or null",
-        )),
     }
 }
 
 /// A call from the history. Its arguments arrive as a JSON string; a broken one is
 /// repaired for display (it was already executed), or kept as text.
-fn history_call(raw: &Value, param: &str) -> Result<ToolCall, ApiError> {
-    let function = raw
-        .get("function")
-        .ok_or_else(|| ApiError::invalid(param, "a tool call needs `function`"))?;
-    let name = function
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ApiError::invalid(format!("{param}.function.name"), "name is missing"))?;
-    let arguments = match function.get("arguments") {
-        None | Some(Value::Null) => Value::Object(Default::default()),
-        Some(Value::String(text)) if text.trim().is_empty() => Value::Object(Default::default()),
-        Some(Value::String(text)) => serde_json::from_str(text)
-            .ok()
-            .or_else(|| rein_schema::repair_historical_json(text))
-            .unwrap_or_else(|| Value::String(text.clone())),
-        Some(other) => other.clone(),
-    };
-    Ok(ToolCall {
-        id: raw.get("id").and_then(Value::as_str).map(String::from),
+fn history_call(call: &WireToolCall) -> ToolCall {
+    let arguments = call.parsed_arguments().unwrap_or_else(|text| {
+        rein_schema::repair_historical_json(&text).unwrap_or(Value::String(text))
+    });
+    ToolCall {
+        id: call.id.clone(),
         kind: "function".into(),
         function: FunctionCall {
-            name: name.to_string(),
+            name: call.function.name.clone(),
             arguments,
         },
-    })
+    }
 }
 
 /// Tool results without a `name` get the name of the call they answer.
@@ -378,27 +333,15 @@ fn name_tool_results(mut messages: Vec<Message>) -> Vec<Message> {
     messages
 }
 
-fn tools(raw: &[Value]) -> Result<ToolSet, ApiError> {
-    let specs = raw
-        .iter()
-        .enumerate()
-        .map(|(i, tool)| {
-            serde_json::from_value::<ToolSpec>(tool.clone()).map_err(|e| {
-                ApiError::invalid(
-                    format!("tools[{i}]"),
-                    format!("expected {{\"type\": \"function\", \"function\": {{\"name\", \"description\", \"parameters\"}}}}: {e}"),
-                )
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    ToolSet::prepare(&specs)
+fn tools(specs: &[ToolSpec]) -> Result<ToolSet, ApiError> {
+    ToolSet::prepare(specs)
         .map_err(|e| ApiError::invalid("tools", e.to_string()).code("invalid_schema"))
 }
 
-fn tool_choice(raw: Option<&Value>) -> Result<ToolChoice, ApiError> {
+fn tool_choice(raw: Option<&WireToolChoice>) -> Result<ToolChoice, ApiError> {
     match raw {
-        None | Some(Value::Null) => Ok(ToolChoice::Auto),
-        Some(Value::String(s)) => match s.as_str() {
+        None => Ok(ToolChoice::Auto),
+        Some(WireToolChoice::Mode(mode)) => match mode.as_str() {
             "auto" => Ok(ToolChoice::Auto),
             "none" => Ok(ToolChoice::None),
             "required" => Ok(ToolChoice::Required),
@@ -407,37 +350,11 @@ fn tool_choice(raw: Option<&Value>) -> Result<ToolChoice, ApiError> {
                 format!("unknown tool_choice `{other}`; expected auto, none, required or {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}"),
             )),
         },
-        Some(object) => object
-            .pointer("/function/name")
-            .and_then(Value::as_str)
-            .map(|name| ToolChoice::Named(name.to_string()))
-            .ok_or_else(|| {
-                ApiError::invalid(
-                    "tool_choice",
-                    "a named tool_choice is {\"type\": \"function\", \"function\": {\"name\": ...}}",
-                )
-            }),
+        Some(WireToolChoice::Named(named)) => Ok(ToolChoice::Named(named.function.name.clone())),
     }
 }
 
-fn stop_strings(raw: Option<&Value>) -> Result<Vec<String>, ApiError> {
-    let stops = match raw {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| v.as_str().map(String::from))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                ApiError::invalid("stop", "stop must be a string or an array of strings")
-            })?,
-        Some(_) => {
-            return Err(ApiError::invalid(
-                "stop",
-                "stop must be a string or an array of strings",
-            ))
-        }
-    };
+fn stop_strings(stops: Vec<String>) -> Result<Vec<String>, ApiError> {
     if stops.len() > 4 {
         return Err(ApiError::invalid("stop", "at most 4 stop strings"));
     }
@@ -447,19 +364,23 @@ fn stop_strings(raw: Option<&Value>) -> Result<Vec<String>, ApiError> {
     Ok(stops)
 }
 
-fn response_format(raw: Option<&Value>) -> Result<ResponseFormat, ApiError> {
-    let Some(raw) = raw.filter(|r| !r.is_null()) else {
+fn response_format(raw: Option<&WireResponseFormat>) -> Result<ResponseFormat, ApiError> {
+    let Some(raw) = raw else {
         return Ok(ResponseFormat::Text);
     };
-    let schema = match raw.get("type").and_then(Value::as_str) {
+    let schema = match raw.kind.as_deref() {
         Some("text") => return Ok(ResponseFormat::Text),
         Some("json_object") => serde_json::json!({"type": "object"}),
-        Some("json_schema") => raw.pointer("/json_schema/schema").cloned().ok_or_else(|| {
-            ApiError::invalid(
-                "response_format.json_schema.schema",
-                "a json_schema response_format needs json_schema.schema",
-            )
-        })?,
+        Some("json_schema") => raw
+            .json_schema
+            .as_ref()
+            .and_then(|s| s.schema.clone())
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "response_format.json_schema.schema",
+                    "a json_schema response_format needs json_schema.schema",
+                )
+            })?,
         other => {
             return Err(ApiError::invalid(
                 "response_format.type",

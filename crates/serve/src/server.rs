@@ -13,21 +13,23 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use crate::error::ApiError;
+use rein_engine::SessionSource;
+
 use crate::state::AppState;
 
 /// The routes over `state`.
-pub fn router(state: Arc<AppState>) -> Router {
+pub fn router<S: SessionSource>(state: Arc<AppState<S>>) -> Router {
     let limit = state.max_body_bytes;
     let api = Router::new()
-        .route("/v1/chat/completions", post(crate::chat::completions))
-        .route("/v1/models", get(models))
+        .route("/v1/chat/completions", post(crate::chat::completions::<S>))
+        .route("/v1/models", get(models::<S>))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&state),
-            require_key,
+            require_key::<S>,
         ));
     Router::new()
         .merge(api)
-        .route("/health", get(health))
+        .route("/health", get(health::<S>))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
@@ -44,11 +46,15 @@ pub async fn serve(
         .await
 }
 
-async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+async fn health<S: SessionSource>(
+    State(state): State<Arc<AppState<S>>>,
+) -> Json<serde_json::Value> {
     Json(state.health())
 }
 
-async fn models(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+async fn models<S: SessionSource>(
+    State(state): State<Arc<AppState<S>>>,
+) -> Json<serde_json::Value> {
     Json(json!({
         "object": "list",
         "data": [{
@@ -73,7 +79,11 @@ async fn not_found(request: Request) -> Response {
 }
 
 /// Refuses requests without the configured bearer key.
-async fn require_key(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+async fn require_key<S: SessionSource>(
+    State(state): State<Arc<AppState<S>>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let Some(expected) = &state.api_key else {
         return next.run(request).await;
     };

@@ -3,13 +3,15 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use rein_engine::SessionSource;
+
 use crate::model::ServedModel;
 
 /// The server's shared state.
 #[derive(Debug)]
-pub struct AppState {
+pub struct AppState<S: SessionSource> {
     /// The model.
-    pub model: ServedModel,
+    pub model: ServedModel<S>,
     /// The bearer key clients must send, if any.
     pub api_key: Option<String>,
     /// Largest request body accepted.
@@ -34,9 +36,9 @@ impl Drop for BusyGuard {
     }
 }
 
-impl AppState {
+impl<S: SessionSource> AppState<S> {
     /// State for `model`.
-    pub fn new(model: ServedModel, api_key: Option<String>, max_body_bytes: usize) -> Self {
+    pub fn new(model: ServedModel<S>, api_key: Option<String>, max_body_bytes: usize) -> Self {
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -89,7 +91,7 @@ impl AppState {
             "status": "ok",
             "model": self.model.id(),
             "sessions": {
-                "max": self.model.engine().max_sessions(),
+                "max": self.model.source().max_sessions(),
                 "busy": self.busy.load(Ordering::Relaxed),
                 "waiting": self.waiting.load(Ordering::Relaxed),
             },

@@ -6,19 +6,9 @@ use serde_json::Value;
 
 use crate::description_cleanup::{mentions_any, without_mentions};
 use crate::outcome::{Access, ToolOutcome};
-use crate::signature::signature;
 use crate::tool::Tool;
 use crate::tools::{EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
 use crate::workspace::Workspace;
-
-/// How tools are described to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DescriptionStyle {
-    /// The JSON function specs, one per line.
-    Full,
-    /// One signature line per tool.
-    Compact,
-}
 
 /// An ordered list of tools.
 #[derive(Clone, Default)]
@@ -103,31 +93,6 @@ impl Registry {
     /// The tools' specs, in order.
     pub fn specs(&self) -> Vec<rein_protocol::ToolSpec> {
         self.tools.iter().map(|tool| tool.spec()).collect()
-    }
-
-    /// One signature line per tool, generated from its schema.
-    pub fn signatures(&self) -> String {
-        let lines: Vec<String> = self
-            .tools
-            .iter()
-            .map(|tool| signature(&tool.spec()))
-            .collect();
-        lines.join("\n")
-    }
-
-    /// The tools described in `style`.
-    pub fn describe(&self, style: DescriptionStyle) -> String {
-        match style {
-            DescriptionStyle::Compact => self.signatures(),
-            DescriptionStyle::Full => {
-                let lines: Vec<String> = self
-                    .specs()
-                    .iter()
-                    .map(|spec| serde_json::to_string(spec).unwrap_or_default())
-                    .collect();
-                lines.join("\n")
-            }
-        }
     }
 }
 

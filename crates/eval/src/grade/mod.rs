@@ -8,7 +8,7 @@ mod trace;
 
 use std::path::Path;
 
-use rein_agent::{RunResult, TraceEvent};
+use rein_protocol::{RunEvent as TraceEvent, RunResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,6 +1,6 @@
 //! Trace graders: what the run did, read from its events.
 
-use rein_agent::TraceEvent;
+use rein_protocol::RunEvent as TraceEvent;
 use serde_json::Value;
 
 /// No executed call failed.

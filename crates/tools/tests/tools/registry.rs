@@ -1,9 +1,9 @@
-//! The registry: order, specs, signatures, descriptions, and dropping unavailable
+//! The registry: order, specs, and dropping unavailable
 //! tools with the sentences that mention them.
 
 use std::sync::Arc;
 
-use rein_tools::{Access, DescriptionStyle, ReadFile, Registry, Tool, ToolOutcome, Workspace};
+use rein_tools::{Access, ReadFile, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
 use crate::support::workspace;
@@ -55,38 +55,6 @@ fn builtin_tools_come_in_order_with_object_schemas() {
     }
     assert!(registry.get("shell").is_some());
     assert!(registry.get("nope").is_none());
-}
-
-#[test]
-fn signatures_are_generated_from_the_schemas() {
-    let signatures = Registry::builtin().signatures();
-    let lines: Vec<&str> = signatures.lines().collect();
-    assert_eq!(lines.len(), 6);
-    assert_eq!(
-        lines[0],
-        "read_file(path: string, offset?: integer, limit?: integer, char_offset?: integer) - Read a text file; each line is shown with its number."
-    );
-    assert!(lines[3].starts_with("search(pattern: string, path?: string, glob?: string, mode?: \"content\"|\"files\") - "), "{}", lines[3]);
-    assert!(
-        lines[5].starts_with("shell(command: string, timeout_s?: integer) - "),
-        "{}",
-        lines[5]
-    );
-}
-
-#[test]
-fn descriptions_come_in_two_styles() {
-    let registry = Registry::builtin();
-    assert_eq!(
-        registry.describe(DescriptionStyle::Compact),
-        registry.signatures()
-    );
-    let full = registry.describe(DescriptionStyle::Full);
-    let specs: Vec<rein_protocol::ToolSpec> = full
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
-    assert_eq!(specs, registry.specs());
 }
 
 #[test]

@@ -1,10 +1,5 @@
-//! Traces: every event of a run as one JSON object per line, written as it happens
-//! (a crashed run still leaves what it did), and read back by `rein replay`.
-
-use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+//! The run's event stream: what the work loop emits, step by step, to its sinks (the
+//! trace writer, the CLI's progress, the eval runner).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -12,7 +7,7 @@ use serde_json::Value;
 /// One event of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub enum TraceEvent {
+pub enum RunEvent {
     /// The run starts.
     RunStart {
         /// The task.
@@ -145,11 +140,11 @@ pub enum TraceEvent {
     },
 }
 
-impl TraceEvent {
+impl RunEvent {
     /// A one-line, human-readable rendering for `rein replay`.
     pub fn render(&self) -> String {
         match self {
-            TraceEvent::RunStart {
+            RunEvent::RunStart {
                 task,
                 model,
                 profile,
@@ -166,7 +161,7 @@ impl TraceEvent {
                 }
                 out
             }
-            TraceEvent::Turn {
+            RunEvent::Turn {
                 turn,
                 attempt,
                 prompt_tokens,
@@ -182,32 +177,32 @@ impl TraceEvent {
                 if *cut_off { ", cut off" } else { "" },
                 indent(raw)
             ),
-            TraceEvent::Calls { calls, .. } => calls
+            RunEvent::Calls { calls, .. } => calls
                 .iter()
                 .map(|c| format!("   call {} {}({})", c["id"].as_str().unwrap_or("?"), c["name"].as_str().unwrap_or("?"), c["arguments"]))
                 .collect::<Vec<_>>()
                 .join("\n"),
-            TraceEvent::Recovery { class, detail, note, .. } => format!(
+            RunEvent::Recovery { class, detail, note, .. } => format!(
                 "   ! {class}: {detail}{}",
                 note.as_ref().map(|n| format!("\n     note: {}", n.replace('\n', " "))).unwrap_or_default()
             ),
-            TraceEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
-            TraceEvent::FormatRepaired { detail, .. } => format!("   ~ format repaired: {detail}"),
-            TraceEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
-            TraceEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
+            RunEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
+            RunEvent::FormatRepaired { detail, .. } => format!("   ~ format repaired: {detail}"),
+            RunEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
+            RunEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
                 "   {} {id} {name} [group {group}, {ms} ms{}]\n{}",
                 if *ok { "=>" } else { "=> FAILED" },
                 if *timed_out { ", timed out" } else { "" },
                 indent(output)
             ),
-            TraceEvent::VerificationRequested { files, .. } => format!(
+            RunEvent::VerificationRequested { files, .. } => format!(
                 "   ? answer held: edited {} without a test or build since",
                 files.join(", ")
             ),
-            TraceEvent::Compacted { tokens_before, tokens_after, summarized, .. } => format!(
+            RunEvent::Compacted { tokens_before, tokens_after, summarized, .. } => format!(
                 "   ~ context compacted: {summarized} old tool results summarized, about {tokens_before} -> {tokens_after} tokens"
             ),
-            TraceEvent::RunEnd { result } => format!(
+            RunEvent::RunEnd { result } => format!(
                 "== end: {} after {} turns, {} tool calls ({} errors), {} ms\n   answer: {}",
                 result["stop_reason"].as_str().unwrap_or("?"),
                 result["turns"],
@@ -225,101 +220,4 @@ fn indent(text: &str) -> String {
         .map(|l| format!("     | {l}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Why a trace could not be written or read.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceError {
-    /// A file problem.
-    #[error("trace {path}: {source}")]
-    Io {
-        /// The trace file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// A line that is not a trace event.
-    #[error("trace {path}, line {line}: {source}")]
-    Parse {
-        /// The trace file.
-        path: PathBuf,
-        /// The line (from 1).
-        line: usize,
-        /// The error.
-        source: serde_json::Error,
-    },
-}
-
-/// Appends events to a JSONL file, each stamped with the milliseconds since the run
-/// started.
-#[derive(Debug)]
-pub struct TraceWriter {
-    file: File,
-    path: PathBuf,
-    started: Instant,
-}
-
-impl TraceWriter {
-    /// Creates `path` (and its directory).
-    pub fn create(path: impl Into<PathBuf>) -> Result<Self, TraceError> {
-        let path = path.into();
-        let io = |source| TraceError::Io {
-            path: path.clone(),
-            source,
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let file = File::create(&path).map_err(io)?;
-        Ok(Self {
-            file,
-            path,
-            started: Instant::now(),
-        })
-    }
-
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Writes one event. A failed write is logged, not fatal: the run matters more.
-    pub fn write(&mut self, event: &TraceEvent) {
-        let mut line = match serde_json::to_value(event) {
-            Ok(value) => value,
-            Err(e) => {
-                tracing::warn!("cannot encode a trace event: {e}");
-                return;
-            }
-        };
-        line["t_ms"] = Value::from(self.started.elapsed().as_millis() as u64);
-        if let Err(e) = writeln!(self.file, "{line}") {
-            tracing::warn!("cannot write trace {}: {e}", self.path.display());
-        }
-    }
-}
-
-/// Reads every event of a trace file.
-pub fn read_trace(path: &Path) -> Result<Vec<TraceEvent>, TraceError> {
-    let file = File::open(path).map_err(|source| TraceError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut events = Vec::new();
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| TraceError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let event = serde_json::from_str(&line).map_err(|source| TraceError::Parse {
-            path: path.to_path_buf(),
-            line: index + 1,
-            source,
-        })?;
-        events.push(event);
-    }
-    Ok(events)
 }

@@ -1,0 +1,115 @@
+//! One turn's calls: each validated (the first rejection drops the reply and retries
+//! it), then run in scheduled groups; failures counted by class, and the exchange
+//! written into the history as the profile records it.
+
+use rein_engine::{Backend, Completion};
+use rein_protocol::{EventSink, RunEvent, StopReason};
+use serde_json::json;
+
+use crate::profile::{Exchange, RetryMode};
+use crate::recovery::FailureClass;
+use crate::run::{Agent, Flow, FINISH_TOOL};
+use crate::state::RunState;
+use crate::validate::{validate, ProposedCall};
+
+impl<B: Backend> Agent<B> {
+    /// Validates the proposed calls, runs them, and appends the exchange to the history.
+    pub(crate) async fn run_calls(
+        &mut self,
+        run: &mut RunState,
+        completion: &Completion,
+        content: Option<String>,
+        calls: Vec<ProposedCall>,
+        events: &mut dyn EventSink,
+    ) -> Flow {
+        let mut ready = Vec::with_capacity(calls.len());
+        for call in calls {
+            run.call_ids += 1;
+            match validate(call, run.call_ids, run.turns, &self.tool_names, events) {
+                Ok(call) => ready.push(call),
+                Err(rejection) => {
+                    // Profiles that explain failures say what to fix; others retry blindly.
+                    let note = self
+                        .strategy
+                        .explains_rejections()
+                        .then_some(rejection.note);
+                    return self.retry(
+                        run,
+                        rejection.class,
+                        &rejection.detail,
+                        note,
+                        RetryMode::Same,
+                        events,
+                    );
+                }
+            }
+        }
+        run.failures.clean_reply();
+        events.emit(&RunEvent::Calls {
+            turn: run.turns,
+            calls: ready
+                .iter()
+                .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+                .collect(),
+        });
+        if let Some(finish) = ready.iter().find(|c| c.name == FINISH_TOOL) {
+            let answer = finish.arguments["answer"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            return Flow::Stop((StopReason::Finished, Some(answer), None));
+        }
+        let outcomes = self
+            .executor
+            .run(&ready, run.turns, &mut run.memory, events)
+            .await;
+        let mut exhausted = None;
+        for (call, outcome) in ready.iter().zip(&outcomes) {
+            run.tool_calls += 1;
+            if outcome.ok {
+                run.failures.tool_succeeded();
+                continue;
+            }
+            run.tool_errors += 1;
+            let class = if outcome.timed_out {
+                FailureClass::ToolTimeout
+            } else if outcome.repeated {
+                FailureClass::Repetition
+            } else {
+                FailureClass::ToolFailure
+            };
+            let first_line = outcome.text.lines().next().unwrap_or_default();
+            if self.fail(
+                run,
+                class,
+                &format!("{}: {first_line}", call.name),
+                None,
+                events,
+            ) {
+                exhausted = Some(class);
+            }
+            run.memory
+                .failed_calls
+                .entry(call.key())
+                .or_insert_with(|| outcome.text.clone());
+        }
+        let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
+        self.strategy.record(
+            Exchange {
+                raw: &completion.text,
+                content: content.as_deref(),
+                calls: &ready,
+                results: &results,
+            },
+            &mut run.history,
+        );
+        match exhausted {
+            Some(class) => Flow::Stop((
+                StopReason::RecoveryExhausted,
+                None,
+                Some(class.as_str().into()),
+            )),
+            None => Flow::Next,
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Running a reply's calls: scheduled into groups (a group's calls run at once), each
+//! under the tool timeout; a call that failed before is answered with the earlier
+//! error instead of running again; source edits are tracked for the verification
+//! guard; every result is reported as an event.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rein_protocol::{EventSink, RunEvent};
+use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
+use serde_json::Value;
+
+use crate::prompt::wrap_untrusted;
+use crate::recovery;
+use crate::schedule;
+use crate::validate::ReadyCall;
+
+/// A tool's result as the loop keeps it.
+#[derive(Debug, Clone)]
+pub(crate) struct CallOutcome {
+    /// It succeeded.
+    pub ok: bool,
+    /// It ran out of time.
+    pub timed_out: bool,
+    /// Not run: the same call failed before.
+    pub repeated: bool,
+    /// What the model sees.
+    pub text: String,
+}
+
+impl CallOutcome {
+    fn failed(text: String) -> Self {
+        Self {
+            ok: false,
+            timed_out: false,
+            repeated: false,
+            text,
+        }
+    }
+
+    fn from_tool(tool: &dyn Tool, outcome: ToolOutcome) -> Self {
+        let text = if tool.untrusted_output() {
+            wrap_untrusted(&outcome.text)
+        } else {
+            outcome.text
+        };
+        Self {
+            ok: outcome.ok,
+            timed_out: outcome.timed_out,
+            repeated: false,
+            text,
+        }
+    }
+}
+
+/// What execution remembers across turns.
+#[derive(Debug, Default)]
+pub(crate) struct Memory {
+    /// Calls that failed, by [`ReadyCall::key`], with their error.
+    pub failed_calls: HashMap<String, String>,
+    /// Source files edited since the last test or build.
+    pub unverified_edits: BTreeSet<String>,
+}
+
+/// Runs calls for one agent: its tools in its workspace.
+pub(crate) struct Executor {
+    /// The tools.
+    pub registry: Registry,
+    /// Where they run.
+    pub workspace: Arc<Workspace>,
+    /// The longest any non-shell tool may run.
+    pub tool_timeout: Duration,
+}
+
+impl Executor {
+    /// Runs the calls in scheduled groups; a group's calls run at once.
+    pub(crate) async fn run(
+        &self,
+        calls: &[ReadyCall],
+        turn: u32,
+        memory: &mut Memory,
+        events: &mut dyn EventSink,
+    ) -> Vec<CallOutcome> {
+        let accesses: Vec<Access> = calls
+            .iter()
+            .map(|c| match self.registry.get(&c.name) {
+                Some(tool) => tool.access(&c.arguments, &self.workspace),
+                None => Access::Read(Vec::new()),
+            })
+            .collect();
+        let mut outcomes: Vec<Option<CallOutcome>> = vec![None; calls.len()];
+        for (group_index, group) in schedule::plan(&accesses).into_iter().enumerate() {
+            let mut running = Vec::with_capacity(group.len());
+            for index in group {
+                let started = Instant::now();
+                running.push((index, started, self.start(&calls[index], memory)));
+            }
+            for (index, started, run) in running {
+                let call = &calls[index];
+                let outcome = match run {
+                    Started::Done(outcome) => outcome,
+                    Started::Running(handle) => self.finish(call, handle, memory).await,
+                };
+                events.emit(&RunEvent::ToolResult {
+                    turn,
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    group: group_index,
+                    ok: outcome.ok,
+                    timed_out: outcome.timed_out,
+                    output: outcome.text.clone(),
+                    ms: started.elapsed().as_millis() as u64,
+                });
+                outcomes[index] = Some(outcome);
+            }
+        }
+        outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or_else(|| CallOutcome::failed("internal error: not run".into())))
+            .collect()
+    }
+
+    /// Starts a call on a blocking thread, or answers it at once (a repeated failure,
+    /// an unknown tool).
+    fn start(&self, call: &ReadyCall, memory: &Memory) -> Started {
+        if let Some(previous) = memory.failed_calls.get(&call.key()) {
+            return Started::Done(CallOutcome {
+                repeated: true,
+                ..CallOutcome::failed(recovery::repetition_note(previous))
+            });
+        }
+        let Some(tool) = self.registry.get(&call.name).cloned() else {
+            let names = self.registry.names().join(", ");
+            return Started::Done(CallOutcome::failed(format!(
+                "unknown tool `{}`; the tools are: {names}",
+                call.name
+            )));
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let arguments = call.arguments.clone();
+        Started::Running(tokio::task::spawn_blocking(move || {
+            let outcome = tool.call(&arguments, &workspace);
+            (tool, outcome)
+        }))
+    }
+
+    /// Waits for a running call, within the tool timeout.
+    async fn finish(&self, call: &ReadyCall, handle: Running, memory: &mut Memory) -> CallOutcome {
+        match tokio::time::timeout(self.tool_timeout, handle).await {
+            Ok(Ok((tool, outcome))) => {
+                self.observe_effects(memory, &*tool, &call.arguments, &outcome);
+                CallOutcome::from_tool(&*tool, outcome)
+            }
+            Ok(Err(join_error)) => CallOutcome::failed(format!("the tool crashed: {join_error}")),
+            Err(_) => CallOutcome {
+                timed_out: true,
+                ..CallOutcome::failed(format!(
+                    "`{}` did not finish within {} s; try a smaller request",
+                    call.name,
+                    self.tool_timeout.as_secs()
+                ))
+            },
+        }
+    }
+
+    /// Tracks source edits not yet verified, for the verification guard.
+    fn observe_effects(
+        &self,
+        memory: &mut Memory,
+        tool: &dyn Tool,
+        arguments: &Value,
+        outcome: &ToolOutcome,
+    ) {
+        if outcome.ok && tool.is_source_edit() {
+            for file in &outcome.changed_files {
+                if is_source_file(file) {
+                    memory
+                        .unverified_edits
+                        .insert(self.workspace.relative(file));
+                }
+            }
+        }
+        if !outcome.timed_out && tool.is_verification(arguments) {
+            memory.unverified_edits.clear();
+        }
+    }
+}
+
+type Running = tokio::task::JoinHandle<(Arc<dyn Tool>, ToolOutcome)>;
+
+/// A call started, or answered without running.
+enum Started {
+    Done(CallOutcome),
+    Running(Running),
+}
+
+/// Whether an edited file is program source (so a build or test should follow).
+fn is_source_file(path: &std::path::Path) -> bool {
+    const CODE: [&str; 24] = [
+        "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "c", "h", "cc", "cpp", "hpp",
+        "java", "kt", "rb", "php", "cs", "swift", "scala", "sh", "lua", "zig",
+    ];
+    let by_name = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        matches!(
+            n,
+            "Makefile"
+                | "CMakeLists.txt"
+                | "Cargo.toml"
+                | "package.json"
+                | "pyproject.toml"
+                | "go.mod"
+        )
+    });
+    by_name
+        || path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| CODE.contains(&e))
+}

@@ -1,0 +1,126 @@
+//! `full`: everything rein has. A lazy call grammar (free text until the family's call
+//! marker), the repairing reader (bare JSON calls, obvious name variants), a note that
+//! says what to fix for every failure, a larger allowance for a call the limit cut,
+//! calls-only decoding after a call written in the wrong format, and the verification
+//! guard.
+
+use rein_engine::{Completion, ReadMode};
+use rein_format::{hermes::ParseError, Family, ReplyProblem, ToolFormat};
+use rein_protocol::ToolChoice;
+use serde_json::json;
+
+use super::{ReadContext, RetryMode, Shape, Step, Strategy};
+use crate::recovery::{self, FailureClass};
+use crate::validate::ProposedCall;
+
+/// The `full` profile.
+pub(crate) struct Full;
+
+/// The call example shown in format notes, in `family`'s syntax.
+fn call_example(family: Family) -> String {
+    match family {
+        Family::Hermes | Family::Generic => {
+            "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tool_call>"
+                .to_string()
+        }
+        other => other.call_text("list_dir", &json!({"path": "."})),
+    }
+}
+
+impl Strategy for Full {
+    fn shape(&self, tool_format: ToolFormat, force_call: bool) -> Shape {
+        Shape {
+            tools: true,
+            tool_format,
+            choice: if force_call {
+                ToolChoice::Required
+            } else {
+                ToolChoice::Auto
+            },
+            constrained: true,
+            read: ReadMode::REPAIR,
+            stop: Vec::new(),
+        }
+    }
+
+    fn read(&self, completion: &Completion, context: ReadContext<'_>) -> Step {
+        let reply = &completion.reply;
+        // A forced retry is read like any reply: a text answer is still an answer.
+        match reply
+            .problems
+            .iter()
+            .find(|p| **p != ReplyProblem::CallMissing)
+        {
+            Some(ReplyProblem::Parse(ParseError::Truncated)) => {
+                return Step::retry(
+                    FailureClass::Truncated,
+                    "the reply hit the token limit inside a call",
+                    None,
+                    RetryMode::LargerAllowance,
+                )
+            }
+            Some(ReplyProblem::Parse(error)) => {
+                let reason = error.to_string();
+                let note = recovery::format_note(&reason, &call_example(context.family));
+                return Step::retry(FailureClass::Format, reason, Some(note), RetryMode::Same);
+            }
+            Some(ReplyProblem::InventedTool(name)) => {
+                // The reply is nothing but a call, to a tool that does not exist: not
+                // an answer. Say which tools there are and decode the retry under the
+                // calls-only grammar.
+                let names: Vec<&str> = context.tool_names.iter().map(String::as_str).collect();
+                return Step::retry(
+                    FailureClass::UnknownTool,
+                    ReplyProblem::InventedTool(name.clone()).to_string(),
+                    Some(recovery::unknown_tool_note(name, &names)),
+                    RetryMode::CallsOnly,
+                );
+            }
+            Some(problem @ ReplyProblem::Misformatted(example)) => {
+                // A call in another format (`<tools>`, fenced JSON in prose): the intent
+                // is clear, so the retry shows the call in the right format and is
+                // decoded under the calls-only grammar.
+                let reason = problem.to_string();
+                let note = recovery::format_note(&reason, example);
+                return Step::retry(
+                    FailureClass::Format,
+                    reason,
+                    Some(note),
+                    RetryMode::CallsOnly,
+                );
+            }
+            Some(ReplyProblem::CallMissing) | None => {}
+        }
+        if !reply.calls.is_empty() {
+            return Step::Calls {
+                content: reply.content.clone(),
+                calls: reply
+                    .calls
+                    .iter()
+                    .cloned()
+                    .map(ProposedCall::checked)
+                    .collect(),
+                format_repair: reply.format_repair.clone(),
+            };
+        }
+        let text = reply.content.clone().unwrap_or_default();
+        if text.trim().is_empty() {
+            let note = "Your last reply was empty. If the task is done, say what you did in one or two sentences; otherwise call the next tool.";
+            return Step::retry(
+                FailureClass::Format,
+                "the reply was empty",
+                Some(note.to_string()),
+                RetryMode::Same,
+            );
+        }
+        Step::Answer(text)
+    }
+
+    fn explains_rejections(&self) -> bool {
+        true
+    }
+
+    fn guards_answers(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,125 @@
+//! The counters and memory of one run, and the result they add up to.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rein_engine::Completion;
+use rein_protocol::{Message, RunResult, StopReason};
+
+use crate::execute::Memory;
+use crate::recovery::{FailureClass, FailureCounts};
+
+/// One run in progress.
+#[derive(Debug)]
+pub(crate) struct RunState {
+    /// When it started.
+    pub started: Instant,
+    /// The conversation so far.
+    pub history: Vec<Message>,
+    /// Model turns (retries count).
+    pub turns: u32,
+    /// Requests sent (each uses the next seed).
+    pub requests: u32,
+    /// Tool calls executed.
+    pub tool_calls: u32,
+    /// Tool calls that failed.
+    pub tool_errors: u32,
+    /// Calls given an id so far.
+    pub call_ids: u32,
+    /// Prompt tokens over all turns.
+    pub prompt_tokens: u64,
+    /// Generated tokens over all turns.
+    pub completion_tokens: u64,
+    /// Prompt tokens taken from the KV cache.
+    pub reused_tokens: u64,
+    /// Time to the first token of the first turn.
+    pub first_ttft: Option<Duration>,
+    /// Model time over all turns.
+    pub model_time: Duration,
+    /// Consecutive failures per class.
+    pub failures: FailureCounts,
+    /// Recoveries per class over the run.
+    pub recoveries: HashMap<FailureClass, u32>,
+    /// What execution remembers.
+    pub memory: Memory,
+    /// Answers held for verification so far.
+    pub guards_used: u32,
+    /// The note the next request carries (a retry's).
+    pub note: Option<String>,
+    /// The next reply's token allowance.
+    pub reply_tokens: u32,
+    /// The attempt within the current turn.
+    pub attempt: u32,
+    /// The next request must be a call.
+    pub force_call: bool,
+}
+
+impl RunState {
+    /// A run of `task` under `system`, with replies of `reply_tokens`.
+    pub(crate) fn new(system: String, task: &str, reply_tokens: u32) -> Self {
+        RunState {
+            started: Instant::now(),
+            history: vec![Message::system(system), Message::user(task)],
+            turns: 0,
+            requests: 0,
+            tool_calls: 0,
+            tool_errors: 0,
+            call_ids: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            reused_tokens: 0,
+            first_ttft: None,
+            model_time: Duration::ZERO,
+            failures: FailureCounts::default(),
+            recoveries: HashMap::new(),
+            memory: Memory::default(),
+            guards_used: 0,
+            note: None,
+            reply_tokens,
+            attempt: 1,
+            force_call: false,
+        }
+    }
+
+    /// Adds a completion's costs.
+    pub(crate) fn account(&mut self, completion: &Completion) {
+        self.prompt_tokens += completion.prompt_tokens as u64;
+        self.reused_tokens += completion.reused_tokens.min(completion.prompt_tokens) as u64;
+        self.completion_tokens += completion.completion_tokens as u64;
+        self.model_time += completion.elapsed;
+        self.first_ttft.get_or_insert(completion.ttft);
+    }
+
+    /// The run's result.
+    pub(crate) fn result(
+        &self,
+        stop: StopReason,
+        answer: Option<String>,
+        detail: Option<String>,
+        model: String,
+        profile: &str,
+    ) -> RunResult {
+        RunResult {
+            answer,
+            stop_reason: stop,
+            detail,
+            turns: self.turns,
+            tool_calls: self.tool_calls,
+            tool_errors: self.tool_errors,
+            recoveries: FailureClass::ALL
+                .iter()
+                .filter_map(|c| self.recoveries.get(c).map(|n| (c.as_str().to_string(), *n)))
+                .collect(),
+            prompt_tokens: self.prompt_tokens,
+            completion_tokens: self.completion_tokens,
+            evaluated_tokens: self.prompt_tokens - self.reused_tokens,
+            reused_tokens: self.reused_tokens,
+            first_ttft_ms: self.first_ttft.map(|d| d.as_millis() as u64).unwrap_or(0),
+            wall_ms: self.started.elapsed().as_millis() as u64,
+            model_ms: self.model_time.as_millis() as u64,
+            trace: None,
+            model,
+            profile: profile.to_string(),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! From a proposed call to one ready to run: an id, and — for the profiles that
+//! validate — the reader's verdict turned into a repair event, a coercion event, or a
+//! rejection with the note that says what to fix. Profiles that do not validate run
+//! every call as written and let the tool report what is wrong.
+
+use rein_format::hermes::RawCall;
+use rein_format::{CallCheck, ReadCall};
+use rein_protocol::{EventSink, RunEvent};
+use serde_json::Value;
+
+use crate::recovery::{self, FailureClass};
+
+/// A call as the profile read it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ProposedCall {
+    /// The tool (repaired by the reader when the written name was an obvious variant).
+    pub name: String,
+    /// The arguments to run with.
+    pub arguments: Value,
+    /// The name as written.
+    pub written_name: String,
+    /// The arguments as written.
+    pub written_arguments: Value,
+    /// The reader's verdict; `None` for profiles that run calls as written.
+    pub check: Option<CallCheck>,
+}
+
+impl ProposedCall {
+    /// A call the reader checked against its tool.
+    pub(crate) fn checked(call: ReadCall) -> Self {
+        ProposedCall {
+            name: call.name,
+            arguments: call.arguments,
+            written_name: call.written_name,
+            written_arguments: call.written_arguments,
+            check: Some(call.check),
+        }
+    }
+
+    /// A call to run as written.
+    pub(crate) fn loose(call: RawCall) -> Self {
+        ProposedCall {
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            written_name: call.name,
+            written_arguments: call.arguments,
+            check: None,
+        }
+    }
+}
+
+/// A call that passed validation, ready to run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReadyCall {
+    /// Its id in the history.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// The arguments.
+    pub arguments: Value,
+}
+
+impl ReadyCall {
+    /// The identity of a call for repetition checks: name and canonical arguments.
+    pub(crate) fn key(&self) -> String {
+        format!("{}\u{0}{}", self.name, self.arguments)
+    }
+}
+
+/// A call the loop refuses to run: its class, the detail for the trace, the note.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rejection {
+    /// The failure class.
+    pub class: FailureClass,
+    /// What exactly, for the trace.
+    pub detail: String,
+    /// What the model is told (if the profile explains rejections).
+    pub note: String,
+}
+
+/// Validates one call as call number `number` of the run, reporting repairs and
+/// coercions to `events`.
+pub(crate) fn validate(
+    call: ProposedCall,
+    number: u32,
+    turn: u32,
+    tool_names: &[String],
+    events: &mut dyn EventSink,
+) -> Result<ReadyCall, Rejection> {
+    let id = format!("call_{number}");
+    let names: Vec<&str> = tool_names.iter().map(String::as_str).collect();
+    match call.check.clone() {
+        None => Ok(ReadyCall {
+            id,
+            name: call.name,
+            arguments: call.arguments,
+        }),
+        Some(CallCheck::UnknownTool) => Err(Rejection {
+            class: FailureClass::UnknownTool,
+            detail: format!("unknown tool `{}`", call.written_name),
+            note: recovery::unknown_tool_note(&call.written_name, &names),
+        }),
+        Some(CallCheck::Invalid(error)) => {
+            report_repair(&call, turn, events);
+            Err(Rejection {
+                class: FailureClass::Schema,
+                detail: format!("{}: {error}", call.name),
+                note: recovery::schema_note(&call.name, &error),
+            })
+        }
+        Some(CallCheck::Valid) => {
+            report_repair(&call, turn, events);
+            if call.arguments != call.written_arguments {
+                events.emit(&RunEvent::Coerced {
+                    turn,
+                    tool: call.name.clone(),
+                    from: call.written_arguments,
+                    to: call.arguments.clone(),
+                });
+            }
+            Ok(ReadyCall {
+                id,
+                name: call.name,
+                arguments: call.arguments,
+            })
+        }
+    }
+}
+
+fn report_repair(call: &ProposedCall, turn: u32, events: &mut dyn EventSink) {
+    if call.name != call.written_name {
+        events.emit(&RunEvent::NameRepaired {
+            turn,
+            from: call.written_name.clone(),
+            to: call.name.clone(),
+        });
+    }
+}

@@ -1,0 +1,190 @@
+//! The one turn preparer: a conversation, the offered tools and the turn's shape
+//! become the prompt text, the decoding constraint and the stop strings. The local
+//! backend, `rein serve`, `rein chat` and the tests all prepare turns here, so native
+//! vs emulated tool calling is decided in one place ([`ModelFormat::native_tools`]).
+
+use rein_protocol::{Grammar, Message, Role, ToolChoice};
+use rein_schema::Schema;
+use serde_json::Value;
+
+use crate::{
+    DescriptionStyle, Family, ModelFormat, RenderContext, TemplateError, ToolFormat, ToolSet,
+};
+
+/// What one turn asks of the model, before any model-specific text exists.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnSpec<'a> {
+    /// The conversation (tool calls and results as structured messages).
+    pub messages: &'a [Message],
+    /// The tools the prompt offers; `None` when the caller describes tools itself (or
+    /// there are none).
+    pub tools: Option<&'a ToolSet>,
+    /// Which calls the turn allows (what the grammar enforces).
+    pub choice: &'a ToolChoice,
+    /// Native calling when the template can render tools, or always emulated.
+    pub tool_format: ToolFormat,
+    /// How emulated tools are described.
+    pub describe: DescriptionStyle,
+    /// Decode under the family's call grammar.
+    pub constrained: bool,
+    /// Several calls in one reply.
+    pub parallel: bool,
+    /// Without calls, a reply of this schema (decoded under its grammar).
+    pub response: Option<&'a Schema>,
+    /// Strings that end the reply.
+    pub stop: &'a [String],
+}
+
+impl<'a> TurnSpec<'a> {
+    /// A plain turn: `messages`, no tools, no constraint.
+    pub fn plain(messages: &'a [Message]) -> Self {
+        const AUTO: &ToolChoice = &ToolChoice::Auto;
+        TurnSpec {
+            messages,
+            tools: None,
+            choice: AUTO,
+            tool_format: ToolFormat::Native,
+            describe: DescriptionStyle::Full,
+            constrained: false,
+            parallel: true,
+            response: None,
+            stop: &[],
+        }
+    }
+
+    /// Whether the model may call tools this turn.
+    pub fn offers_tools(&self) -> bool {
+        *self.choice != ToolChoice::None && self.tools.is_some_and(|t| !t.is_empty())
+    }
+}
+
+/// A turn ready for the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedTurn {
+    /// The messages as the template received them (emulated history rewritten, the
+    /// taught tool syntax in the system message).
+    pub messages: Vec<Message>,
+    /// The tool definitions the template rendered itself (native calling).
+    pub tools: Option<Vec<Value>>,
+    /// The prompt text.
+    pub prompt: String,
+    /// The decoding constraint.
+    pub grammar: Option<Grammar>,
+    /// Strings that end the reply.
+    pub stops: Vec<String>,
+    /// Whether the template rendered the tools (native) or they were taught.
+    pub native: bool,
+}
+
+impl ModelFormat {
+    /// Prepares `turn`: native tools rendered by the template, or taught in the system
+    /// prompt in the family's syntax with the history rewritten; the call grammar of
+    /// the offered tools, else the response schema's, else none.
+    pub fn prepare(&self, turn: &TurnSpec<'_>) -> Result<PreparedTurn, TemplateError> {
+        let plan = self.plan(turn);
+        let prompt = self.template.render(&RenderContext {
+            messages: &plan.messages,
+            tools: plan.tools.as_deref(),
+            add_generation_prompt: true,
+            bos_token: &self.bos_token,
+            eos_token: &self.eos_token,
+        })?;
+        Ok(PreparedTurn { prompt, ..plan })
+    }
+
+    /// [`Self::prepare`] without the rendering (the prompt is empty).
+    pub fn plan(&self, turn: &TurnSpec<'_>) -> PreparedTurn {
+        plan_turn(self.family, self.native_tools(turn.tool_format), turn)
+    }
+}
+
+/// The messages, definitions, grammar and stops of `turn` for a model of `family`
+/// whose side renders tools itself when `native` (a template that can, or a remote
+/// server); the prompt is left empty. Backends that send messages, not text, use this.
+pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedTurn {
+    let native = native && turn.tool_format == ToolFormat::Native;
+    let offered = turn.offers_tools().then_some(turn.tools).flatten();
+    let (messages, tools) = match offered {
+        Some(set) if native => (
+            turn.messages.to_vec(),
+            Some(offered_definitions(set, turn.choice)),
+        ),
+        Some(set) => {
+            let mut messages = family.emulate_history(turn.messages);
+            teach(
+                &mut messages,
+                &taught_tools(family, set, turn.choice, turn.describe),
+            );
+            (messages, None)
+        }
+        None if native => (turn.messages.to_vec(), None),
+        None => (family.emulate_history(turn.messages), None),
+    };
+    let grammar = match offered {
+        Some(set) if turn.constrained => family.call_grammar(set, turn.choice, turn.parallel),
+        _ => turn
+            .response
+            .map(|schema| Grammar::strict(rein_schema::schema_grammar(schema))),
+    };
+    PreparedTurn {
+        messages,
+        tools,
+        prompt: String::new(),
+        grammar,
+        stops: turn.stop.to_vec(),
+        native: native && offered.is_some(),
+    }
+}
+
+/// The system-prompt text that teaches `family`'s call syntax and lists the tools
+/// offered under `choice` in `style`.
+pub fn taught_tools(
+    family: Family,
+    tools: &ToolSet,
+    choice: &ToolChoice,
+    style: DescriptionStyle,
+) -> String {
+    match style {
+        DescriptionStyle::Full => family.emulated_instructions(&offered_definitions(tools, choice)),
+        DescriptionStyle::Compact => {
+            let mut text = family.emulated_instructions(&[]);
+            let lines: Vec<String> = tools
+                .offered(choice)
+                .iter()
+                .map(|t| crate::signature::signature(&t.spec))
+                .collect();
+            text.push_str(&lines.join("\n"));
+            text
+        }
+    }
+}
+
+/// The sanitized definitions of the tools `choice` offers.
+fn offered_definitions(tools: &ToolSet, choice: &ToolChoice) -> Vec<Value> {
+    let offered: Vec<&str> = tools
+        .offered(choice)
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    tools
+        .definitions()
+        .into_iter()
+        .filter(|d| {
+            d.pointer("/function/name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| offered.contains(&name))
+        })
+        .collect()
+}
+
+/// Appends `taught` to the first system message, or starts the conversation with one.
+fn teach(messages: &mut Vec<Message>, taught: &str) {
+    match messages.first_mut() {
+        Some(first) if first.role == Role::System => {
+            let text = first.content.get_or_insert_with(String::new);
+            text.push_str("\n\n");
+            text.push_str(taught);
+        }
+        _ => messages.insert(0, Message::system(taught)),
+    }
+}

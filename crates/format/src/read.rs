@@ -1,0 +1,598 @@
+//! The one reply reader: generated text becomes content, reasoning and checked calls,
+//! as it streams or all at once (the same result either way). Calls are read in the
+//! family's own syntax; with repairs on, a reply that is wholly bare JSON calls is
+//! read as those calls, tool names are repaired when the intent is beyond doubt, and
+//! a call-shaped object inside prose is reported (never run). Every call's arguments
+//! are coerced narrowly and checked against the tool's schema. The agent, `rein serve`
+//! and `rein chat` all read replies here.
+
+mod names;
+mod wrapper;
+
+use rein_protocol::ToolChoice;
+use serde_json::Value;
+
+use crate::family::hermes::{ParseError, RawCall};
+use crate::stream::StreamEvent;
+use crate::{Family, FamilyStream, ModelFormat, ToolSet};
+
+pub use names::{repair_tool_name, repaired_name};
+pub use wrapper::{bare_calls, json_objects, loose_calls, may_open_wrapper};
+
+/// How a reply is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadMode {
+    /// Read calls at all (else the reply is text, as generated).
+    pub calls: bool,
+    /// Read calls written outside the call markers and repair tool names.
+    pub repair: bool,
+    /// A call read from a wrapper counts only when every such call validates (else
+    /// the reply is content): what a client that runs the calls itself needs.
+    pub wrapped_must_validate: bool,
+}
+
+impl ReadMode {
+    /// The reply is text.
+    pub const TEXT: ReadMode = ReadMode {
+        calls: false,
+        repair: false,
+        wrapped_must_validate: false,
+    };
+    /// Calls in the family's syntax only.
+    pub const STRICT: ReadMode = ReadMode {
+        calls: true,
+        repair: false,
+        wrapped_must_validate: false,
+    };
+    /// Calls with every repair, problems reported for the caller to act on (the
+    /// agent's `full` profile).
+    pub const REPAIR: ReadMode = ReadMode {
+        calls: true,
+        repair: true,
+        wrapped_must_validate: false,
+    };
+    /// Calls with every repair, wrapped ones only when they validate (`rein serve`,
+    /// `rein chat`: the client gets calls it can run, or text).
+    pub const CLIENT: ReadMode = ReadMode {
+        calls: true,
+        repair: true,
+        wrapped_must_validate: true,
+    };
+}
+
+/// Whether a call fits its tool.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallCheck {
+    /// The arguments validate (after narrow coercion).
+    Valid,
+    /// No offered tool has this name (nor an obvious variant of it).
+    UnknownTool,
+    /// The arguments do not fit the schema: why.
+    Invalid(String),
+}
+
+/// A call read from the reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadCall {
+    /// The tool (repaired when the written name was an obvious variant).
+    pub name: String,
+    /// The arguments with the tool's own property names: coerced when they validate,
+    /// as written otherwise.
+    pub arguments: Value,
+    /// The name as written.
+    pub written_name: String,
+    /// The arguments as written.
+    pub written_arguments: Value,
+    /// Whether it fits its tool.
+    pub check: CallCheck,
+    /// It was written outside the family's call markers.
+    pub wrapped: bool,
+}
+
+/// What keeps a reply from being read as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplyProblem {
+    /// A call was cut off, left open or malformed.
+    Parse(ParseError),
+    /// The reply is wholly bare JSON calls, and this name is no tool's.
+    InventedTool(String),
+    /// A call-shaped object in other text, naming a tool: that call written in the
+    /// family's syntax (the reply was read as text).
+    Misformatted(String),
+    /// The turn required a call and the reply has none.
+    CallMissing,
+}
+
+impl std::fmt::Display for ReplyProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplyProblem::Parse(error) => write!(f, "{error}"),
+            ReplyProblem::InventedTool(name) => {
+                write!(f, "the reply is a call to `{name}`, which does not exist")
+            }
+            ReplyProblem::Misformatted(_) => {
+                f.write_str("the reply holds a tool call that is not written in the call format")
+            }
+            ReplyProblem::CallMissing => {
+                f.write_str("a tool call was required and the reply had none")
+            }
+        }
+    }
+}
+
+/// A whole reply, read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reply {
+    /// Text outside reasoning and calls (trimmed when calls were read), if any.
+    pub content: Option<String>,
+    /// The reasoning, if any.
+    pub reasoning: Option<String>,
+    /// The calls, in order.
+    pub calls: Vec<ReadCall>,
+    /// What kept it from being read as it is (the first one matters most).
+    pub problems: Vec<ReplyProblem>,
+    /// How the calls' format was repaired, when it was.
+    pub format_repair: Option<String>,
+}
+
+impl Reply {
+    /// A text-only reply.
+    pub fn text(text: impl Into<String>) -> Self {
+        let text = text.into();
+        Reply {
+            content: (!text.is_empty()).then_some(text),
+            ..Reply::default()
+        }
+    }
+}
+
+/// One piece of a reply as it streams.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplyEvent {
+    /// More content.
+    Content(String),
+    /// More reasoning.
+    Reasoning(String),
+    /// A whole call.
+    Call(ReadCall),
+}
+
+/// What [`ReplyReader::finish`] returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadOutcome {
+    /// The last events.
+    pub events: Vec<ReplyEvent>,
+    /// The whole reply.
+    pub reply: Reply,
+}
+
+/// Content not yet sent: while it may still be a wrapped call it is held.
+#[derive(Debug)]
+enum Hold {
+    /// Nothing seen yet.
+    Deciding(String),
+    /// It opens like a wrapper: held until the end.
+    Holding(String),
+    /// Plain content: passed through.
+    Streaming,
+}
+
+/// Reads one reply as it is generated.
+#[derive(Debug)]
+pub struct ReplyReader<'a> {
+    family: Family,
+    tools: Option<&'a ToolSet>,
+    mode: ReadMode,
+    required: bool,
+    /// `None`: the reply is text.
+    stream: Option<FamilyStream>,
+    /// All raw text, for the cut-off rule.
+    raw: String,
+    open_call: Option<(String, String)>,
+    calls: Vec<ReadCall>,
+    content: String,
+    hold: Hold,
+    /// Problems found outside the text (a remote call whose arguments are not JSON).
+    outside: Vec<ReplyProblem>,
+    /// Calls came structured (not in the text).
+    structured: bool,
+}
+
+impl ModelFormat {
+    /// A reader for one reply that may call `tools` under `choice`, read in `mode`.
+    pub fn reader<'a>(
+        &self,
+        tools: Option<&'a ToolSet>,
+        choice: &ToolChoice,
+        mode: ReadMode,
+    ) -> ReplyReader<'a> {
+        ReplyReader::new(self.family, tools, choice, mode)
+    }
+
+    /// Reads a whole reply (`cut_off`: the token limit ended it).
+    pub fn read(
+        &self,
+        text: &str,
+        cut_off: bool,
+        tools: Option<&ToolSet>,
+        choice: &ToolChoice,
+        mode: ReadMode,
+    ) -> Reply {
+        let mut reader = self.reader(tools, choice, mode);
+        reader.push(text);
+        reader.finish(cut_off).reply
+    }
+}
+
+impl<'a> ReplyReader<'a> {
+    /// A reader for `family`'s syntax (see [`ModelFormat::reader`]).
+    pub fn new(
+        family: Family,
+        tools: Option<&'a ToolSet>,
+        choice: &ToolChoice,
+        mode: ReadMode,
+    ) -> Self {
+        let reads_calls =
+            mode.calls && *choice != ToolChoice::None && tools.is_some_and(|t| !t.is_empty());
+        Self {
+            family,
+            tools,
+            mode,
+            required: choice.requires_call(),
+            stream: reads_calls.then(|| family.stream(false)),
+            raw: String::new(),
+            open_call: None,
+            calls: Vec::new(),
+            content: String::new(),
+            hold: if mode.repair {
+                Hold::Deciding(String::new())
+            } else {
+                Hold::Streaming
+            },
+            outside: Vec::new(),
+            structured: false,
+        }
+    }
+
+    /// A call that came structured, not as text (a remote server's `tool_calls`):
+    /// checked like one read from the text.
+    pub fn push_call(&mut self, call: RawCall) -> ReplyEvent {
+        let call = self.check(call, false);
+        self.structured = true;
+        self.calls.push(call.clone());
+        ReplyEvent::Call(call)
+    }
+
+    /// A structured call that could not be read (its arguments are not JSON).
+    pub fn push_malformed(&mut self, reason: String) {
+        self.structured = true;
+        let index = self.calls.len() + self.outside.len() + 1;
+        self.outside
+            .push(ReplyProblem::Parse(ParseError::BadCall { index, reason }));
+    }
+
+    /// Feeds generated text; returns the events it makes certain.
+    pub fn push(&mut self, text: &str) -> Vec<ReplyEvent> {
+        self.raw.push_str(text);
+        match self.stream.as_mut() {
+            None if text.is_empty() => Vec::new(),
+            None => vec![ReplyEvent::Content(text.to_string())],
+            Some(stream) => {
+                let events = stream.push(text);
+                self.take(events)
+            }
+        }
+    }
+
+    /// Ends the reply (`cut_off`: the token limit ended it).
+    pub fn finish(mut self, cut_off: bool) -> ReadOutcome {
+        let Some(stream) = self.stream.take() else {
+            let mut reply = Reply::text(self.raw);
+            reply.calls = self.calls;
+            reply.problems = self.outside;
+            return ReadOutcome {
+                events: Vec::new(),
+                reply,
+            };
+        };
+        let finished = stream.finish(cut_off);
+        let mut events = self.take(finished.events);
+        let parsed = finished.reply;
+        let mut problems = std::mem::take(&mut self.outside);
+        let has_calls = !self.calls.is_empty();
+        if !self.structured
+            && self
+                .family
+                .cut_inside_calls(&self.raw, cut_off, self.required, has_calls)
+        {
+            problems.push(ReplyProblem::Parse(ParseError::Truncated));
+        } else if let Some(problem) = parsed.problem() {
+            problems.push(ReplyProblem::Parse(problem));
+        }
+        let held = match std::mem::replace(&mut self.hold, Hold::Streaming) {
+            Hold::Deciding(text) | Hold::Holding(text) => Some(text),
+            Hold::Streaming => None,
+        };
+        let mut format_repair = None;
+        let mut content = parsed.content;
+        if self.calls.is_empty() && problems.is_empty() && self.mode.repair {
+            let text = content.clone().unwrap_or_default();
+            match held.as_deref().and_then(bare_calls) {
+                Some(raw) => match self.wrapped(raw) {
+                    Ok(calls) => {
+                        format_repair = Some(format!(
+                            "{} call(s) written as bare JSON without the call markers",
+                            calls.len()
+                        ));
+                        for call in &calls {
+                            events.push(ReplyEvent::Call(call.clone()));
+                        }
+                        self.calls = calls;
+                        content = None;
+                    }
+                    Err(problem) => problems.extend(problem),
+                },
+                None => {
+                    if let Some(example) = self.misformatted(&text) {
+                        problems.push(ReplyProblem::Misformatted(example));
+                    }
+                }
+            }
+        }
+        if content.is_some() {
+            if let Some(text) = held.filter(|t| !t.is_empty()) {
+                events.push(ReplyEvent::Content(text));
+            }
+        }
+        if self.required && self.calls.is_empty() && problems.is_empty() {
+            problems.push(ReplyProblem::CallMissing);
+        }
+        ReadOutcome {
+            events,
+            reply: Reply {
+                content,
+                reasoning: parsed.reasoning,
+                calls: self.calls,
+                problems,
+                format_repair,
+            },
+        }
+    }
+
+    /// Turns the family stream's events into reply events.
+    fn take(&mut self, events: Vec<StreamEvent>) -> Vec<ReplyEvent> {
+        let mut out = Vec::new();
+        for event in events {
+            match event {
+                StreamEvent::Content(text) => self.content_event(text, &mut out),
+                StreamEvent::Reasoning(text) => out.push(ReplyEvent::Reasoning(text)),
+                StreamEvent::ToolCallStart { name, .. } => {
+                    self.open_call = Some((name, String::new()));
+                }
+                StreamEvent::ToolCallArguments { delta, .. } => {
+                    if let Some((_, arguments)) = self.open_call.as_mut() {
+                        arguments.push_str(&delta);
+                    }
+                }
+                StreamEvent::ToolCallEnd { .. } => {
+                    if let Some((name, arguments)) = self.open_call.take() {
+                        let arguments = serde_json::from_str(&arguments)
+                            .unwrap_or_else(|_| Value::Object(Default::default()));
+                        let call = self.check(RawCall { name, arguments }, false);
+                        out.push(ReplyEvent::Call(call.clone()));
+                        self.calls.push(call);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Content passes through unless it may open a wrapper (then it is held).
+    fn content_event(&mut self, text: String, out: &mut Vec<ReplyEvent>) {
+        self.content.push_str(&text);
+        match &mut self.hold {
+            Hold::Streaming => out.push(ReplyEvent::Content(text)),
+            Hold::Holding(held) => held.push_str(&text),
+            Hold::Deciding(held) => {
+                held.push_str(&text);
+                if held.trim_start().is_empty() {
+                    return;
+                }
+                if may_open_wrapper(held.trim_start()) {
+                    self.hold = Hold::Holding(std::mem::take(held));
+                } else {
+                    out.push(ReplyEvent::Content(std::mem::take(held)));
+                    self.hold = Hold::Streaming;
+                }
+            }
+        }
+    }
+
+    /// A call with its name repaired (when repairs are on and the intent is beyond
+    /// doubt) and its arguments coerced and checked.
+    fn check(&self, call: RawCall, wrapped: bool) -> ReadCall {
+        let RawCall {
+            name: written_name,
+            arguments: written_arguments,
+        } = call;
+        let tool = self.tools.and_then(|tools| {
+            let name = match tools.get(&written_name) {
+                Some(_) => Some(written_name.clone()),
+                None if self.mode.repair => repaired_name(tools, &written_name, &written_arguments),
+                None => None,
+            };
+            name.and_then(|n| tools.get(&n))
+        });
+        let Some(tool) = tool else {
+            return ReadCall {
+                name: written_name.clone(),
+                arguments: written_arguments.clone(),
+                written_name,
+                written_arguments,
+                check: CallCheck::UnknownTool,
+                wrapped,
+            };
+        };
+        let (arguments, check) = match tool.validator.check_value(written_arguments.clone()) {
+            Ok(arguments) => (arguments, CallCheck::Valid),
+            Err(error) => (
+                tool.sanitized.schema.restore_names(&written_arguments),
+                CallCheck::Invalid(error.to_string()),
+            ),
+        };
+        ReadCall {
+            name: tool.name.clone(),
+            arguments,
+            written_name,
+            written_arguments,
+            check,
+            wrapped,
+        }
+    }
+
+    /// Bare calls as read calls: all of them when every name is a tool's (or repaired
+    /// beyond doubt), else the first invented name; in the client mode, nothing
+    /// (the reply stays text) when one does not validate.
+    fn wrapped(&self, raw: Vec<RawCall>) -> Result<Vec<ReadCall>, Option<ReplyProblem>> {
+        let calls: Vec<ReadCall> = raw.into_iter().map(|c| self.check(c, true)).collect();
+        if let Some(invented) = calls.iter().find(|c| c.check == CallCheck::UnknownTool) {
+            return Err(Some(ReplyProblem::InventedTool(
+                invented.written_name.clone(),
+            )));
+        }
+        if self.mode.wrapped_must_validate && calls.iter().any(|c| c.check != CallCheck::Valid) {
+            return Err(None);
+        }
+        Ok(calls)
+    }
+
+    /// A call-shaped object in `text` naming a tool (or an obvious variant of one),
+    /// written the right way.
+    fn misformatted(&self, text: &str) -> Option<String> {
+        let tools = self.tools?;
+        loose_calls(text).into_iter().find_map(|c| {
+            let name = match tools.get(&c.name) {
+                Some(_) => Some(c.name.clone()),
+                None => repaired_name(tools, &c.name, &c.arguments),
+            }?;
+            Some(self.family.call_text(&name, &c.arguments))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rein_protocol::ToolSpec;
+    use serde_json::json;
+
+    fn tools() -> ToolSet {
+        let specs: Vec<ToolSpec> = serde_json::from_value(json!([
+            {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}},
+            {"type": "function", "function": {"name": "list_dir", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}
+        ]))
+        .unwrap();
+        ToolSet::prepare(&specs).unwrap()
+    }
+
+    fn read(text: &str, cut_off: bool, choice: ToolChoice, mode: ReadMode) -> Reply {
+        let tools = tools();
+        let mut reader = ReplyReader::new(Family::Hermes, Some(&tools), &choice, mode);
+        reader.push(text);
+        reader.finish(cut_off).reply
+    }
+
+    /// Every split of `text` streams the same message as reading it whole.
+    fn streamed(text: &str, split: usize, mode: ReadMode) -> (String, Vec<ReadCall>) {
+        let tools = tools();
+        let mut reader = ReplyReader::new(Family::Hermes, Some(&tools), &ToolChoice::Auto, mode);
+        let mut events = Vec::new();
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(split.max(1)) {
+            events.extend(reader.push(&piece.iter().collect::<String>()));
+        }
+        events.extend(reader.finish(false).events);
+        let mut content = String::new();
+        let mut calls = Vec::new();
+        for event in events {
+            match event {
+                ReplyEvent::Content(text) => content.push_str(&text),
+                ReplyEvent::Call(call) => calls.push(call),
+                ReplyEvent::Reasoning(_) => {}
+            }
+        }
+        (content, calls)
+    }
+
+    #[test]
+    fn strict_reading_separates_answers_calls_and_cuts() {
+        let answer = read("All done.", false, ToolChoice::Auto, ReadMode::STRICT);
+        assert_eq!(answer.content.as_deref(), Some("All done."));
+        assert!(answer.calls.is_empty() && answer.problems.is_empty());
+        let call = "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {}}\n</tool_call>";
+        let read_call = read(call, false, ToolChoice::Auto, ReadMode::STRICT);
+        assert_eq!(read_call.calls.len(), 1);
+        assert_eq!(read_call.calls[0].check, CallCheck::Valid);
+        let cut = read("<tool_call>\n{\"name\": \"list", true, ToolChoice::Auto, ReadMode::STRICT);
+        assert_eq!(cut.problems, vec![ReplyProblem::Parse(ParseError::Truncated)]);
+        assert!(cut.calls.is_empty());
+        let missing = read("no call", false, ToolChoice::Required, ReadMode::STRICT);
+        assert_eq!(missing.problems, vec![ReplyProblem::CallMissing]);
+        let bad = read("<tool_call>\n{\"name\": 3}\n</tool_call>", false, ToolChoice::Auto, ReadMode::STRICT);
+        assert!(matches!(bad.problems[..], [ReplyProblem::Parse(ParseError::BadCall { .. })]));
+        // Strict reading repairs nothing.
+        let bare = read("{\"name\": \"list_dir\", \"arguments\": {}}", false, ToolChoice::Auto, ReadMode::STRICT);
+        assert!(bare.calls.is_empty() && bare.problems.is_empty());
+    }
+
+    #[test]
+    fn calls_in_other_wrappers_are_read_or_reported() {
+        let fenced = "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n```";
+        let reply = read(fenced, false, ToolChoice::Auto, ReadMode::REPAIR);
+        assert_eq!(reply.calls.len(), 1);
+        assert!(reply.calls[0].wrapped && reply.content.is_none());
+        assert!(reply.format_repair.is_some());
+        let invented = read("{\"name\": \"delete_everything\", \"arguments\": {}}", false, ToolChoice::Auto, ReadMode::REPAIR);
+        assert_eq!(invented.problems, vec![ReplyProblem::InventedTool("delete_everything".into())]);
+        let prose = "I will read it: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} now.";
+        let misformatted = read(prose, false, ToolChoice::Auto, ReadMode::REPAIR);
+        assert!(misformatted.calls.is_empty());
+        assert!(matches!(&misformatted.problems[..], [ReplyProblem::Misformatted(example)] if example.starts_with("<tool_call>")));
+        let variant = "<tool_call>\n{\"name\": \"Read-File\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
+        let repaired = read(variant, false, ToolChoice::Auto, ReadMode::REPAIR);
+        assert_eq!(repaired.calls[0].name, "read_file");
+        assert_eq!(repaired.calls[0].written_name, "Read-File");
+        let strict = read(variant, false, ToolChoice::Auto, ReadMode::STRICT);
+        assert_eq!(strict.calls[0].check, CallCheck::UnknownTool);
+    }
+
+    #[test]
+    fn a_client_gets_wrapped_calls_only_when_they_validate() {
+        let invalid = "{\"name\": \"read_file\", \"arguments\": {\"file\": \"a.txt\"}}";
+        let agent = read(invalid, false, ToolChoice::Auto, ReadMode::REPAIR);
+        assert!(matches!(agent.calls[0].check, CallCheck::Invalid(_)));
+        let client = read(invalid, false, ToolChoice::Auto, ReadMode::CLIENT);
+        assert!(client.calls.is_empty());
+        assert_eq!(client.content.as_deref(), Some(invalid));
+    }
+
+    #[test]
+    fn held_text_streams_the_same_as_the_whole_reply() {
+        for text in [
+            "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n```",
+            "{\"name\": \"list_dir\", \"arguments\": {}}\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}",
+            "{not a call}",
+            "Plain text with {\"name\": \"x\"} inside.",
+            "Let me look.\n<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {}}\n</tool_call>",
+        ] {
+            let whole = streamed(text, usize::MAX, ReadMode::CLIENT);
+            for split in 1..9 {
+                assert_eq!(streamed(text, split, ReadMode::CLIENT), whole, "{text:?} split {split}");
+            }
+            let reply = read(text, false, ToolChoice::Auto, ReadMode::CLIENT);
+            assert_eq!(whole.0, reply.content.unwrap_or_default(), "{text:?}");
+            assert_eq!(whole.1, reply.calls, "{text:?}");
+        }
+    }
+}
