@@ -534,31 +534,64 @@ mod tests {
         let read_call = read(call, false, ToolChoice::Auto, ReadMode::STRICT);
         assert_eq!(read_call.calls.len(), 1);
         assert_eq!(read_call.calls[0].check, CallCheck::Valid);
-        let cut = read("<tool_call>\n{\"name\": \"list", true, ToolChoice::Auto, ReadMode::STRICT);
-        assert_eq!(cut.problems, vec![ReplyProblem::Parse(ParseError::Truncated)]);
+        let cut = read(
+            "<tool_call>\n{\"name\": \"list",
+            true,
+            ToolChoice::Auto,
+            ReadMode::STRICT,
+        );
+        assert_eq!(
+            cut.problems,
+            vec![ReplyProblem::Parse(ParseError::Truncated)]
+        );
         assert!(cut.calls.is_empty());
         let missing = read("no call", false, ToolChoice::Required, ReadMode::STRICT);
         assert_eq!(missing.problems, vec![ReplyProblem::CallMissing]);
-        let bad = read("<tool_call>\n{\"name\": 3}\n</tool_call>", false, ToolChoice::Auto, ReadMode::STRICT);
-        assert!(matches!(bad.problems[..], [ReplyProblem::Parse(ParseError::BadCall { .. })]));
+        let bad = read(
+            "<tool_call>\n{\"name\": 3}\n</tool_call>",
+            false,
+            ToolChoice::Auto,
+            ReadMode::STRICT,
+        );
+        assert!(matches!(
+            bad.problems[..],
+            [ReplyProblem::Parse(ParseError::BadCall { .. })]
+        ));
         // Strict reading repairs nothing.
-        let bare = read("{\"name\": \"list_dir\", \"arguments\": {}}", false, ToolChoice::Auto, ReadMode::STRICT);
+        let bare = read(
+            "{\"name\": \"list_dir\", \"arguments\": {}}",
+            false,
+            ToolChoice::Auto,
+            ReadMode::STRICT,
+        );
         assert!(bare.calls.is_empty() && bare.problems.is_empty());
     }
 
     #[test]
     fn calls_in_other_wrappers_are_read_or_reported() {
-        let fenced = "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n```";
+        let fenced =
+            "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n```";
         let reply = read(fenced, false, ToolChoice::Auto, ReadMode::REPAIR);
         assert_eq!(reply.calls.len(), 1);
         assert!(reply.calls[0].wrapped && reply.content.is_none());
         assert!(reply.format_repair.is_some());
-        let invented = read("{\"name\": \"delete_everything\", \"arguments\": {}}", false, ToolChoice::Auto, ReadMode::REPAIR);
-        assert_eq!(invented.problems, vec![ReplyProblem::InventedTool("delete_everything".into())]);
-        let prose = "I will read it: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} now.";
+        let invented = read(
+            "{\"name\": \"delete_everything\", \"arguments\": {}}",
+            false,
+            ToolChoice::Auto,
+            ReadMode::REPAIR,
+        );
+        assert_eq!(
+            invented.problems,
+            vec![ReplyProblem::InventedTool("delete_everything".into())]
+        );
+        let prose =
+            "I will read it: {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} now.";
         let misformatted = read(prose, false, ToolChoice::Auto, ReadMode::REPAIR);
         assert!(misformatted.calls.is_empty());
-        assert!(matches!(&misformatted.problems[..], [ReplyProblem::Misformatted(example)] if example.starts_with("<tool_call>")));
+        assert!(
+            matches!(&misformatted.problems[..], [ReplyProblem::Misformatted(example)] if example.starts_with("<tool_call>"))
+        );
         let variant = "<tool_call>\n{\"name\": \"Read-File\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
         let repaired = read(variant, false, ToolChoice::Auto, ReadMode::REPAIR);
         assert_eq!(repaired.calls[0].name, "read_file");

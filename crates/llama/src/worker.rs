@@ -16,7 +16,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::backend;
 use crate::generation::{Active, Events, Prefilled};
+use crate::kv;
 use crate::sampler::{build_grammar, build_sampler, TokenPicker};
+use crate::slots::SlotTable;
 use crate::{
     EngineConfig, EngineError, GenerateEvent, GenerateRequest, GrammarEngine, KvCacheType,
     ModelInfo, Prompt, StopReason, TokenId,
@@ -108,38 +110,6 @@ fn load(config: &EngineConfig) -> Result<LlamaModel, EngineError> {
 /// Prompt tokens per chunk while other generations are decoding (see `decode`).
 const INTERLEAVED_PREFILL: usize = 128;
 
-/// The shortest gain worth a KV copy from another sequence.
-const MIN_SHARED_PREFIX: usize = 16;
-
-/// How many leading tokens of `prompt` are already in `cached`; the last prompt token
-/// is always evaluated again, since logits exist only for what was just decoded.
-fn common_prefix(cached: &[TokenId], prompt: &[TokenId]) -> usize {
-    cached
-        .iter()
-        .zip(prompt)
-        .take_while(|(a, b)| a == b)
-        .count()
-        .min(prompt.len().saturating_sub(1))
-}
-
-/// The state of one KV sequence.
-#[derive(Debug, Clone)]
-enum Slot {
-    /// No session holds it. The last session's tokens stay in the KV cache, so a later
-    /// request of the same conversation (or with the same system prompt) can copy
-    /// them; they are evicted, least recently freed first, when space runs short.
-    Free {
-        /// The tokens still in the KV cache.
-        cached: Vec<TokenId>,
-        /// When it was freed (a counter; larger is more recent).
-        freed: u64,
-    },
-    /// A session holds it; these tokens are in its KV cache.
-    Idle(Vec<TokenId>),
-    /// A generation is running in it.
-    Generating,
-}
-
 struct Worker<'m> {
     model: &'m LlamaModel,
     ctx: LlamaContext<'m>,
@@ -147,9 +117,7 @@ struct Worker<'m> {
     n_batch: usize,
     threads: u32,
     /// Each KV sequence's state.
-    sessions: Vec<Slot>,
-    /// Counts closes, to order free slots.
-    closes: u64,
+    slots: SlotTable,
     /// Generations in progress, advanced together.
     active: Vec<Active>,
     grammar_engine: GrammarEngine,
@@ -199,14 +167,7 @@ impl<'m> Worker<'m> {
             batch: LlamaBatch::new(n_batch as usize, 1),
             n_batch: n_batch as usize,
             threads,
-            sessions: vec![
-                Slot::Free {
-                    cached: Vec::new(),
-                    freed: 0,
-                };
-                sessions as usize
-            ],
-            closes: 0,
+            slots: SlotTable::new(sessions as usize),
             active: Vec::new(),
             grammar_engine: config.grammar_engine,
             #[cfg(feature = "llguidance")]
@@ -241,7 +202,7 @@ impl<'m> Worker<'m> {
             weights_bytes: self.model.size(),
             n_params: self.model.n_params(),
             threads: self.threads,
-            max_sessions: self.sessions.len() as u32,
+            max_sessions: self.slots.len() as u32,
         }
     }
 
@@ -304,23 +265,7 @@ impl<'m> Worker<'m> {
     /// Takes the least recently freed sequence; its old tokens stay as the new
     /// session's cache (a first prompt that shares them reuses them).
     fn open_session(&mut self) -> Result<i32, EngineError> {
-        let free = self
-            .sessions
-            .iter()
-            .enumerate()
-            .filter_map(|(index, slot)| match slot {
-                Slot::Free { freed, .. } => Some((index, *freed)),
-                _ => None,
-            })
-            .min_by_key(|(_, freed)| *freed)
-            .map(|(index, _)| index)
-            .ok_or(EngineError::NoFreeSession(self.sessions.len() as u32))?;
-        let cached = match std::mem::replace(&mut self.sessions[free], Slot::Generating) {
-            Slot::Free { cached, .. } => cached,
-            _ => Vec::new(),
-        };
-        self.sessions[free] = Slot::Idle(cached);
-        Ok(free as i32)
+        self.slots.open()
     }
 
     fn close_session(&mut self, seq: i32) {
@@ -330,55 +275,26 @@ impl<'m> Worker<'m> {
             let active = self.active.remove(index);
             ended = Some(active.finish(StopReason::Cancelled).1);
         }
-        self.closes += 1;
-        let freed = self.closes;
-        if let Some(slot) = self.sessions.get_mut(seq as usize) {
-            let cached = match std::mem::replace(slot, Slot::Generating) {
-                Slot::Idle(cached) => cached,
-                _ => ended.unwrap_or_default(),
-            };
-            *slot = Slot::Free { cached, freed };
-        }
+        self.slots.close(seq, ended);
     }
 
     /// Frees the KV cells of free sequences, least recently freed first, until `seq`
     /// (holding `own` tokens) has room for `needed` more within the context.
     fn make_room(&mut self, seq: i32, own: usize, needed: usize) {
         let n_ctx = self.ctx.n_ctx() as usize;
-        let held = |slot: &Slot| match slot {
-            Slot::Free { cached, .. } | Slot::Idle(cached) => cached.len(),
-            Slot::Generating => 0,
-        };
-        let others: usize = self
-            .sessions
+        let running: usize = self
+            .active
             .iter()
-            .enumerate()
-            .filter(|(index, _)| *index as i32 != seq)
-            .map(|(_, slot)| held(slot))
-            .sum::<usize>()
-            + self
-                .active
-                .iter()
-                .filter(|a| a.seq != seq)
-                .map(|a| a.cached.len())
-                .sum::<usize>();
-        let mut used = others + own;
+            .filter(|a| a.seq != seq)
+            .map(|a| a.cached.len())
+            .sum();
+        let mut used = self.slots.held_by_others(seq) + running + own;
         while used + needed > n_ctx {
-            let oldest = self
-                .sessions
-                .iter()
-                .enumerate()
-                .filter_map(|(index, slot)| match slot {
-                    Slot::Free { cached, freed } if !cached.is_empty() => Some((index, *freed)),
-                    _ => None,
-                })
-                .min_by_key(|(_, freed)| *freed);
-            let Some((index, _)) = oldest else { break };
-            if let Slot::Free { cached, .. } = &mut self.sessions[index] {
-                used -= cached.len();
-                cached.clear();
-            }
-            let _ = self.ctx.clear_kv_cache_seq(Some(index as u32), None, None);
+            let Some((evicted, held)) = self.slots.evict_oldest_free() else {
+                break;
+            };
+            used -= held;
+            kv::clear(&mut self.ctx, evicted);
         }
     }
 
@@ -470,41 +386,21 @@ impl<'m> Worker<'m> {
             .transpose()?;
         // A generation whose stream was dropped ends before this one starts.
         self.end_abandoned();
-        let n_sessions = self.sessions.len() as u32;
-        let slot = self
-            .sessions
-            .get_mut(seq as usize)
-            .ok_or(EngineError::NoFreeSession(n_sessions))?;
-        let mut cached = match std::mem::replace(slot, Slot::Generating) {
-            Slot::Idle(cached) => cached,
-            other => {
-                *slot = other;
-                return Err(EngineError::SessionBusy);
-            }
-        };
+        let mut cached = self.slots.start(seq)?;
 
-        // Keep the longest common prefix.
-        let mut common = common_prefix(&cached, &prompt);
-        if common < cached.len() {
-            let _ = self
-                .ctx
-                .clear_kv_cache_seq(Some(seq as u32), Some(common as u32), None);
-            cached.truncate(common);
-        }
+        // Keep the longest common prefix (all of the sequence is cleared when llama.cpp
+        // refuses to cut it, so the cached tokens always match the cache).
+        let mut common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, &prompt);
         // A longer prefix in another sequence (the same system prompt and tools) is
         // copied instead of recomputed.
         let mut shared = 0;
-        if let Some((source, length)) = self.shared_prefix(seq, &prompt, common) {
-            let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
-            let copied = self
-                .ctx
-                .copy_kv_cache_seq(source, seq, Some(0), Some(length as u32));
-            if copied.is_ok() {
+        let running = self.active.iter().map(|a| (a.seq, a.cached.as_slice()));
+        if let Some((source, length)) = self.slots.best_prefix(seq, &prompt, common, running) {
+            if kv::copy_shared_prefix(&mut self.ctx, source, seq, length) {
                 cached = prompt[..length].to_vec();
                 common = length;
                 shared = length;
             } else {
-                let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
                 cached.clear();
                 common = 0;
             }
@@ -513,8 +409,8 @@ impl<'m> Worker<'m> {
         self.make_room(seq, common, wanted.min(n_ctx as usize - common));
         let started = Instant::now();
         if let Err(e) = self.decode(seq, common, &prompt[common..]) {
-            let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
-            self.sessions[seq as usize] = Slot::Idle(Vec::new());
+            kv::clear(&mut self.ctx, seq);
+            self.slots.idle(seq, Vec::new());
             return Err(e);
         }
         cached.extend_from_slice(&prompt[common..]);
@@ -548,27 +444,6 @@ impl<'m> Worker<'m> {
             None => self.active.push(active),
         }
         Ok(())
-    }
-
-    /// The sequence (other than `seq`) whose cached tokens share the longest prefix
-    /// with `prompt`, when that prefix beats `own` by at least [`MIN_SHARED_PREFIX`].
-    fn shared_prefix(&self, seq: i32, prompt: &[TokenId], own: usize) -> Option<(i32, usize)> {
-        let idle = self
-            .sessions
-            .iter()
-            .enumerate()
-            .filter_map(|(index, slot)| match slot {
-                Slot::Idle(tokens) | Slot::Free { cached: tokens, .. } => {
-                    Some((index as i32, tokens.as_slice()))
-                }
-                Slot::Generating => None,
-            });
-        let running = self.active.iter().map(|a| (a.seq, a.cached.as_slice()));
-        idle.chain(running)
-            .filter(|(other, _)| *other != seq)
-            .map(|(other, tokens)| (other, common_prefix(tokens, prompt)))
-            .filter(|(_, length)| *length >= own + MIN_SHARED_PREFIX)
-            .max_by_key(|(_, length)| *length)
     }
 
     /// Compiles a grammar with the configured engine.
@@ -612,7 +487,7 @@ impl<'m> Worker<'m> {
     /// staying inside its share is what keeps the shared KV cache from running out
     /// while others generate.
     fn session_ctx(&self) -> usize {
-        self.ctx.n_ctx() as usize / self.sessions.len().max(1)
+        self.ctx.n_ctx() as usize / self.slots.len().max(1)
     }
 
     /// Whether generations are in progress.
@@ -645,8 +520,8 @@ impl<'m> Worker<'m> {
         if let Err(error) = decoded {
             for active in std::mem::take(&mut self.active) {
                 let seq = active.fail(error.clone());
-                let _ = self.ctx.clear_kv_cache_seq(Some(seq as u32), None, None);
-                self.sessions[seq as usize] = Slot::Idle(Vec::new());
+                kv::clear(&mut self.ctx, seq);
+                self.slots.idle(seq, Vec::new());
             }
             return;
         }
@@ -677,9 +552,7 @@ impl<'m> Worker<'m> {
     /// Ends a generation and gives its sequence back to its session.
     fn end(&mut self, active: Active, reason: StopReason) {
         let (seq, cached) = active.finish(reason);
-        if let Some(slot) = self.sessions.get_mut(seq as usize) {
-            *slot = Slot::Idle(cached);
-        }
+        self.slots.idle(seq, cached);
     }
 }
 
