@@ -9,8 +9,7 @@
 mod canonical;
 mod coerce;
 mod error;
-mod gbnf;
-mod gbnf_int;
+pub mod gbnf;
 mod names;
 mod refs;
 mod repair;
@@ -21,8 +20,7 @@ mod validate;
 
 pub use canonical::{NumberBounds, Property, Schema, SchemaKind};
 pub use error::SchemaError;
-pub use gbnf::{list_items, literal, repetition, rule_name, schema_grammar, GrammarBuilder};
-pub use gbnf_int::integer_expression;
+pub use gbnf::{literal, rule_name, schema_grammar, GrammarBuilder, Json, ValueSyntax};
 pub use names::sanitize_name;
 pub use repair::repair_historical_json;
 pub use report::{Change, ChangeKind, Report};

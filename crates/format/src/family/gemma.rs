@@ -3,13 +3,14 @@
 //! `<|channel>thought ... <channel|>` at the reply's start.
 
 use rein_protocol::Grammar;
-use rein_schema::{literal, rule_name};
+use rein_schema::gbnf::lit;
 use serde_json::Value;
 
-use super::gemma_grammar::{self, OnBuilder};
+use super::gemma_grammar::ObjectNotation;
+use super::grammar::{self, CallForm};
 use super::marker_stream::{partial_marker_len, scan_for, Body, CallSyntax, Scan};
 use super::object_notation::{self, OnError};
-use crate::hermes::{regex_escape, RawCall, MAX_PARALLEL_CALLS};
+use crate::hermes::{regex_escape, RawCall};
 use crate::stream::{RejectedCall, Rejection};
 use crate::{ToolChoice, ToolSet};
 
@@ -30,45 +31,20 @@ pub(crate) fn call_grammar(
     choice: &ToolChoice,
     parallel: bool,
 ) -> Option<Grammar> {
-    let offered = tools.offered(choice);
-    if offered.is_empty() {
-        return None;
-    }
-    let mut on = OnBuilder::new();
-    let branches: Vec<String> = offered
-        .iter()
-        .map(|tool| {
-            let args = gemma_grammar::schema(
-                &mut on,
-                &tool.sanitized.schema,
-                &format!("args-{}", rule_name(&tool.name)),
-            );
-            on.builder.rule(
-                &format!("tool-{}", rule_name(&tool.name)),
-                format!("{} {args}", literal(&format!("call:{}", tool.name))),
-            )
-        })
-        .collect();
-    let b = &mut on.builder;
-    let body = b.rule("call-body", branches.join(" | "));
-    let call = b.rule(
-        "call",
-        format!("{} {body} {}", literal(CALL_OPEN), literal(CALL_CLOSE)),
-    );
-    let root = if parallel {
-        format!("{call} ( {call} ){{0,{}}}", MAX_PARALLEL_CALLS - 1)
-    } else {
-        call
-    };
-    let calls = b.rule("calls", root);
-    Some(Grammar {
-        gbnf: b.build(&calls),
-        root: "root".into(),
-        lazy_triggers: match choice {
-            ToolChoice::Auto => vec![regex_escape(CALL_OPEN)],
-            _ => Vec::new(),
+    grammar::call_grammar(
+        tools,
+        choice,
+        parallel,
+        &CallForm {
+            before_name: vec![lit(&format!("{CALL_OPEN}call:"))],
+            after_name: "",
+            after_arguments: CALL_CLOSE,
+            prefix: Vec::new(),
+            separator: Vec::new(),
+            triggers: vec![regex_escape(CALL_OPEN)],
+            values: &ObjectNotation,
         },
-    })
+    )
 }
 
 /// One call as Gemma 4 writes it.

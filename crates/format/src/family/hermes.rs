@@ -5,10 +5,11 @@
 //! are taught the same format in the system prompt (emulated calling).
 
 use rein_protocol::{Grammar, Message, Role, ToolCall};
-use rein_schema::literal;
+use rein_schema::gbnf::lit;
+use rein_schema::Json;
 use serde_json::Value;
 
-use crate::family::grammar::CallForm;
+use crate::family::grammar::{optional, CallForm};
 use crate::{ToolChoice, ToolSet};
 
 /// Opens a call.
@@ -42,16 +43,13 @@ pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Opt
         &CallForm {
             // The newline after the opener is optional: a lazy grammar starts on the
             // token that completes the opener, and that token may carry the `{`.
-            before_name: format!(
-                "{} \"\\n\"? {}",
-                literal(CALL_OPEN),
-                literal("{\"name\": \"")
-            ),
+            before_name: vec![lit(CALL_OPEN), optional("\n"), lit("{\"name\": \"")],
             after_name: "\", \"arguments\": ",
             after_arguments: &format!("}}\n{CALL_CLOSE}"),
-            prefix: "",
-            separator: "\"\\n\"",
+            prefix: Vec::new(),
+            separator: vec![lit("\n")],
             triggers: vec![regex_escape(CALL_OPEN)],
+            values: &Json,
         },
     )
 }

@@ -6,6 +6,9 @@
 use rein_protocol::Grammar;
 use serde_json::Value;
 
+use rein_schema::gbnf::lit;
+use rein_schema::Json;
+
 use super::grammar::{self, CallForm};
 use super::json_call::{quoted, read_call, value_at, JsonError};
 use super::marker_stream::{partial_marker_len, Body, CallSyntax, Scan};
@@ -33,15 +36,16 @@ pub(crate) fn call_grammar(
         choice,
         parallel,
         &CallForm {
-            before_name: rein_schema::literal("{\"name\": \""),
+            before_name: vec![lit("{\"name\": \"")],
             after_name: "\", \"parameters\": ",
             after_arguments: "}",
-            prefix: &format!("{}?", rein_schema::literal(PYTHON_TAG)),
-            separator: "\"; \"",
+            prefix: vec![grammar::optional(PYTHON_TAG)],
+            separator: vec![lit("; ")],
             triggers: vec![
                 regex_escape(PYTHON_TAG),
                 r#"^\s*(\{"name")[\s\S]*$"#.to_string(),
             ],
+            values: &Json,
         },
     )
 }

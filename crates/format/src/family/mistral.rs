@@ -6,6 +6,9 @@
 use rein_protocol::Grammar;
 use serde_json::Value;
 
+use rein_schema::gbnf::lit;
+use rein_schema::Json;
+
 use super::grammar::{self, CallForm};
 use super::json_call::{read_call, value_at, JsonError};
 use super::marker_stream::{partial_marker_len, scan_for, Body, CallSyntax, Scan};
@@ -36,12 +39,13 @@ pub(crate) fn call_grammar(
         choice,
         parallel,
         &CallForm {
-            before_name: rein_schema::literal(TOOL_CALLS),
+            before_name: vec![lit(TOOL_CALLS)],
             after_name: ARGS,
             after_arguments: "",
-            prefix: "",
-            separator: "",
+            prefix: Vec::new(),
+            separator: Vec::new(),
             triggers: vec![regex_escape(TOOL_CALLS)],
+            values: &Json,
         },
     )
 }

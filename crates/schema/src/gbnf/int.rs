@@ -1,12 +1,13 @@
 //! GBNF for integers within bounds: digit-range expressions, so a model cannot write
 //! 1 where the schema says `minimum: 6`.
 
+use super::expr::{alt, chars, group, lit, one_of, range, seq, Production, Repeat};
 use crate::canonical::NumberBounds;
 
 /// A GBNF expression for the integers `bounds` allow, written as JSON digits (also
 /// the digits of other notations); `None` when the bounds are too wide to matter or
 /// contradict each other (any integer then; validation enforces the bounds).
-pub fn integer_expression(bounds: &NumberBounds) -> Option<String> {
+pub fn integer_expression(bounds: &NumberBounds) -> Option<Production> {
     let (lo, hi) = integer_bounds(bounds);
     integer_range(lo, hi)
 }
@@ -38,7 +39,7 @@ const MAX_BOUND: i64 = 100_000_000_000_000_000; // 10^17
 
 /// A GBNF expression for the integers in `[lo, hi]` (either side open), written
 /// without leading zeros; `None` when the bounds are too wide to matter.
-pub(crate) fn integer_range(lo: Option<i64>, hi: Option<i64>) -> Option<String> {
+pub(crate) fn integer_range(lo: Option<i64>, hi: Option<i64>) -> Option<Production> {
     let lo = lo.filter(|v| v.unsigned_abs() < MAX_BOUND as u64);
     let hi = hi.filter(|v| v.unsigned_abs() < MAX_BOUND as u64);
     if lo.is_none() && hi.is_none() {
@@ -54,7 +55,7 @@ pub(crate) fn integer_range(lo: Option<i64>, hi: Option<i64>) -> Option<String> 
     let largest_negative = hi.map_or(-1, |h| h.min(-1));
     if lo.is_none_or(|l| l <= largest_negative) {
         let magnitudes = positive_range((-largest_negative) as u64, lo.map(|l| (-l) as u64));
-        parts.push(format!("\"-\" ( {magnitudes} )"));
+        parts.push(seq([lit("-"), group(magnitudes, Repeat::One)]));
     }
     // Non-negative part: values in [max(lo, 0), hi].
     if hi.is_none_or(|h| h >= 0) {
@@ -63,17 +64,18 @@ pub(crate) fn integer_range(lo: Option<i64>, hi: Option<i64>) -> Option<String> 
             hi.map(|h| h as u64),
         ));
     }
-    Some(
-        parts
-            .into_iter()
-            .map(|p| format!("( {p} )"))
-            .collect::<Vec<_>>()
-            .join(" | "),
-    )
+    Some(one_of(
+        parts.into_iter().map(|p| seq([group(p, Repeat::One)])),
+    ))
+}
+
+/// `[0-9]` repeated `n` times.
+fn any_digits(n: usize) -> super::expr::Item {
+    chars(vec![range('0', '9')], false, Repeat::Exact(n))
 }
 
 /// Non-negative integers in `[lo, hi]` (`hi = None`: unbounded, up to 18 digits).
-fn positive_range(lo: u64, hi: Option<u64>) -> String {
+fn positive_range(lo: u64, hi: Option<u64>) -> Production {
     let lo_len = digits(lo);
     let mut alternatives = Vec::new();
     match hi {
@@ -94,56 +96,59 @@ fn positive_range(lo: u64, hi: Option<u64>) -> String {
             let to = 10u64.pow(lo_len as u32) - 1;
             alternatives.push(same_length(&lo.to_string(), &to.to_string()));
             if lo_len < 18 {
-                alternatives.push(format!("[1-9] [0-9]{{{},{}}}", lo_len, 17));
+                alternatives.push(seq([
+                    chars(vec![range('1', '9')], false, Repeat::One),
+                    chars(vec![range('0', '9')], false, Repeat::Between((lo_len, 17))),
+                ]));
             }
         }
     }
-    alternatives.join(" | ")
+    one_of(alternatives)
 }
 
 fn digits(n: u64) -> usize {
     n.to_string().len()
 }
 
+/// The digit as a character.
+fn digit(d: u8) -> char {
+    char::from(b'0' + d)
+}
+
 /// Numbers of one length between `x` and `y` (equal length, `x <= y`).
-fn same_length(x: &str, y: &str) -> String {
+fn same_length(x: &str, y: &str) -> Production {
     if x.is_empty() {
-        return String::new();
+        return seq([]);
     }
     if x == y {
-        return format!("\"{x}\"");
+        return seq([lit(x)]);
     }
     if x.bytes().all(|b| b == b'0') && y.bytes().all(|b| b == b'9') {
-        return format!("[0-9]{{{}}}", x.len());
+        return seq([any_digits(x.len())]);
     }
     let (a, b) = (x.as_bytes()[0] - b'0', y.as_bytes()[0] - b'0');
     let rest = x.len() - 1;
     if a == b {
-        return format!("\"{a}\" ({})", same_length(&x[1..], &y[1..]));
+        return seq([lit(&a.to_string()), alt([same_length(&x[1..], &y[1..])])]);
     }
-    let any = |n: usize| {
-        if n == 0 {
-            String::new()
-        } else {
-            format!(" [0-9]{{{n}}}")
-        }
-    };
-    let mut parts = Vec::new();
     if rest == 0 {
-        return format!("[{a}-{b}]");
+        return seq([chars(vec![range(digit(a), digit(b))], false, Repeat::One)]);
     }
-    parts.push(format!(
-        "\"{a}\" ({})",
-        same_length(&x[1..], &"9".repeat(rest))
-    ));
+    let mut parts = vec![seq([
+        lit(&a.to_string()),
+        alt([same_length(&x[1..], &"9".repeat(rest))]),
+    ])];
     if b > a + 1 {
-        parts.push(format!("[{}-{}]{}", a + 1, b - 1, any(rest)));
+        parts.push(seq([
+            chars(vec![range(digit(a + 1), digit(b - 1))], false, Repeat::One),
+            any_digits(rest),
+        ]));
     }
-    parts.push(format!(
-        "\"{b}\" ({})",
-        same_length(&"0".repeat(rest), &y[1..])
-    ));
-    parts.join(" | ")
+    parts.push(seq([
+        lit(&b.to_string()),
+        alt([same_length(&"0".repeat(rest), &y[1..])]),
+    ]));
+    one_of(parts)
 }
 
 #[cfg(test)]
@@ -158,7 +163,7 @@ mod tests {
     }
 
     fn check(lo: Option<i64>, hi: Option<i64>) {
-        let expr = integer_range(lo, hi).unwrap();
+        let expr = integer_range(lo, hi).unwrap().to_string();
         let re = to_regex(&expr);
         for n in -1200i64..=1200 {
             let inside = lo.is_none_or(|l| n >= l) && hi.is_none_or(|h| n <= h);
@@ -197,11 +202,13 @@ mod tests {
 
     #[test]
     fn unbounded_or_huge_bounds_are_left_open() {
-        assert_eq!(integer_range(None, None), None);
-        assert_eq!(integer_range(Some(i64::MIN), Some(i64::MAX)), None);
+        assert!(integer_range(None, None).is_none());
+        assert!(integer_range(Some(i64::MIN), Some(i64::MAX)).is_none());
         // Expressions stay small even for wide ranges.
-        let wide = integer_range(Some(-99_999_999_999), Some(12_345_678_901_234)).unwrap();
+        let wide = integer_range(Some(-99_999_999_999), Some(12_345_678_901_234))
+            .unwrap()
+            .to_string();
         assert!(wide.len() < 2_000, "{} bytes", wide.len());
-        assert_eq!(integer_range(Some(5), Some(1)), None);
+        assert!(integer_range(Some(5), Some(1)).is_none());
     }
 }
