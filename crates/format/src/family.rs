@@ -6,9 +6,9 @@
 
 mod gemma;
 mod gemma_grammar;
-mod generic;
 pub(crate) mod grammar;
 pub mod hermes;
+mod hermes_body;
 mod json_call;
 mod llama3;
 mod marker_stream;
@@ -22,9 +22,10 @@ use rein_protocol::{Grammar, Message};
 use serde_json::Value;
 
 use self::hermes::{ParseError, ParsedReply};
-use crate::stream::{Finished, StreamEvent, StreamParser, StreamReply};
+use crate::stream::StreamReply;
 use crate::{ToolChoice, ToolSet};
 
+use marker_stream::CallSyntax;
 pub use marker_stream::MarkerStream;
 
 /// A tool-call format.
@@ -107,38 +108,32 @@ impl Family {
         choice: &ToolChoice,
         parallel: bool,
     ) -> Option<Grammar> {
-        match self {
-            Family::Hermes => hermes::call_grammar(tools, choice, parallel),
-            Family::Generic => generic::call_grammar(tools, choice, parallel),
-            Family::Llama3 => llama3::call_grammar(tools, choice, parallel),
-            Family::Mistral => mistral::call_grammar(tools, choice, parallel),
-            Family::Gemma => gemma::call_grammar(tools, choice, parallel),
-        }
+        let form = match self {
+            Family::Hermes | Family::Generic => hermes::call_form(),
+            Family::Llama3 => llama3::call_form(),
+            Family::Mistral => mistral::call_form(),
+            Family::Gemma => gemma::call_form(),
+        };
+        grammar::call_grammar(tools, choice, parallel, &form)
     }
 
-    /// Splits a whole reply into content and calls, strictly; `cut_off` says the token
-    /// limit ended it, `calls_only` that the turn had to be calls (see
-    /// [`hermes::parse_reply_checked`]).
+    /// Splits a whole reply into content and calls, strictly (the stream parser, read
+    /// whole); `cut_off` says the token limit ended it, `calls_only` that the turn had to
+    /// be calls. A partial call is never returned: a reply cut while writing calls is
+    /// [`ParseError::Truncated`].
     pub fn parse_reply_checked(
         self,
         text: &str,
         cut_off: bool,
         calls_only: bool,
     ) -> Result<ParsedReply, ParseError> {
-        match self {
-            Family::Hermes | Family::Generic => {
-                hermes::parse_reply_checked(text, cut_off, calls_only)
-            }
-            _ => {
-                let reply = self.parse_complete(text, false, cut_off);
-                if cut_off && calls_only && reply.calls.is_empty() {
-                    return Err(ParseError::Truncated);
-                }
-                match reply.problem() {
-                    Some(problem) => Err(problem),
-                    None => Ok(reply.into_parsed()),
-                }
-            }
+        let reply = self.parse_complete(text, false, cut_off);
+        if self.cut_inside_calls(text, cut_off, calls_only, !reply.calls.is_empty()) {
+            return Err(ParseError::Truncated);
+        }
+        match reply.problem() {
+            Some(problem) => Err(problem),
+            None => Ok(reply.into_parsed()),
         }
     }
 
@@ -172,23 +167,20 @@ impl Family {
         self.parse_reply_checked(text, false, false)
     }
 
+    /// The family's call syntax for the stream engine.
+    fn syntax(self) -> &'static dyn CallSyntax {
+        match self {
+            Family::Hermes | Family::Generic => &hermes::SYNTAX,
+            Family::Llama3 => &llama3::SYNTAX,
+            Family::Mistral => &mistral::SYNTAX,
+            Family::Gemma => &gemma::SYNTAX,
+        }
+    }
+
     /// A streaming parser for one reply (`reasoning_open`: the prompt opened a
     /// reasoning block).
     pub fn stream(self, reasoning_open: bool) -> FamilyStream {
-        match self {
-            Family::Hermes | Family::Generic => {
-                FamilyStream::Hermes(StreamParser::new(reasoning_open))
-            }
-            Family::Llama3 => {
-                FamilyStream::Marker(MarkerStream::new(&llama3::SYNTAX, reasoning_open))
-            }
-            Family::Mistral => {
-                FamilyStream::Marker(MarkerStream::new(&mistral::SYNTAX, reasoning_open))
-            }
-            Family::Gemma => {
-                FamilyStream::Marker(MarkerStream::new(&gemma::SYNTAX, reasoning_open))
-            }
-        }
+        MarkerStream::new(self.syntax(), reasoning_open)
     }
 
     /// Parses a whole reply as the stream parser would, never failing (problems are
@@ -285,32 +277,8 @@ impl FromStr for Family {
     }
 }
 
-/// A family's streaming parser.
-#[derive(Debug)]
-pub enum FamilyStream {
-    /// The Hermes parser (`hermes`, `generic`).
-    Hermes(StreamParser),
-    /// The marker engine (the other families).
-    Marker(MarkerStream),
-}
-
-impl FamilyStream {
-    /// Feeds the next piece of the reply; returns the events it makes certain.
-    pub fn push(&mut self, delta: &str) -> Vec<StreamEvent> {
-        match self {
-            FamilyStream::Hermes(p) => p.push(delta),
-            FamilyStream::Marker(p) => p.push(delta),
-        }
-    }
-
-    /// Ends the stream (`cut_off`: the token limit ended it).
-    pub fn finish(self, cut_off: bool) -> Finished {
-        match self {
-            FamilyStream::Hermes(p) => p.finish(cut_off),
-            FamilyStream::Marker(p) => p.finish(cut_off),
-        }
-    }
-}
+/// A family's streaming parser: the marker engine with the family's syntax.
+pub type FamilyStream = MarkerStream;
 
 /// Native calling (the template renders the tools) or emulated (tools taught in the
 /// system prompt in the family's syntax, history rewritten).

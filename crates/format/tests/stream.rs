@@ -1,14 +1,16 @@
-//! The streaming parser: split invariance against the one-shot parse and the strict
-//! Hermes parser (property tests), held-back markers, and malformed or cut input.
+//! The Hermes stream (the marker engine with the Hermes syntax): split invariance
+//! against the one-shot parse and the strict Hermes parser (property tests), held-back
+//! markers, and malformed or cut input.
 
 use proptest::prelude::*;
 use rein_format::hermes::{self, ParseError};
-use rein_format::stream::{parse_complete, Rejection, StreamEvent, StreamParser, StreamReply};
+use rein_format::stream::{parse_complete, Rejection, StreamEvent, StreamReply};
+use rein_format::Family;
 use serde_json::{json, Value};
 
 /// Feeds `chunks` and returns every event plus the final reply.
 fn stream(chunks: &[&str], open: bool, cut_off: bool) -> (Vec<StreamEvent>, StreamReply) {
-    let mut parser = StreamParser::new(open);
+    let mut parser = Family::Hermes.stream(open);
     let mut events = Vec::new();
     for c in chunks {
         events.extend(parser.push(c));
@@ -141,7 +143,7 @@ proptest! {
 
 #[test]
 fn a_partial_marker_is_held_until_settled() {
-    let mut parser = StreamParser::new(false);
+    let mut parser = Family::Hermes.stream(false);
     assert_eq!(
         parser.push("Hi <tool_"),
         vec![StreamEvent::Content("Hi".into())]
@@ -150,7 +152,7 @@ fn a_partial_marker_is_held_until_settled() {
         parser.push("box> there"),
         vec![StreamEvent::Content(" <tool_box> there".into())]
     );
-    let mut parser = StreamParser::new(true);
+    let mut parser = Family::Hermes.stream(true);
     assert_eq!(
         parser.push("plan</th"),
         vec![StreamEvent::Reasoning("plan".into())]

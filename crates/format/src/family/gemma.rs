@@ -2,17 +2,15 @@
 //! several calls back to back, text allowed around them; reasoning is
 //! `<|channel>thought ... <channel|>` at the reply's start.
 
-use rein_protocol::Grammar;
 use rein_schema::gbnf::lit;
 use serde_json::Value;
 
 use super::gemma_grammar::ObjectNotation;
-use super::grammar::{self, CallForm};
+use super::grammar::CallForm;
 use super::marker_stream::{partial_marker_len, scan_for, Body, CallSyntax, Scan};
 use super::object_notation::{self, OnError};
 use crate::hermes::{regex_escape, RawCall};
 use crate::stream::{RejectedCall, Rejection};
-use crate::{ToolChoice, ToolSet};
 
 /// Opens a call.
 pub const CALL_OPEN: &str = "<|tool_call>";
@@ -24,27 +22,18 @@ pub(crate) fn detects(template: &str, architecture: &str) -> bool {
     template.contains(CALL_OPEN) || architecture.starts_with("gemma")
 }
 
-/// The call grammar: one branch per offered tool, arguments in object notation typed
+/// How calls are written for the grammar: one branch per offered tool, arguments in object notation typed
 /// by the tool's canonical schema.
-pub(crate) fn call_grammar(
-    tools: &ToolSet,
-    choice: &ToolChoice,
-    parallel: bool,
-) -> Option<Grammar> {
-    grammar::call_grammar(
-        tools,
-        choice,
-        parallel,
-        &CallForm {
-            before_name: vec![lit(&format!("{CALL_OPEN}call:"))],
-            after_name: "",
-            after_arguments: CALL_CLOSE,
-            prefix: Vec::new(),
-            separator: Vec::new(),
-            triggers: vec![regex_escape(CALL_OPEN)],
-            values: &ObjectNotation,
-        },
-    )
+pub(crate) fn call_form() -> CallForm<'static> {
+    CallForm {
+        before_name: vec![lit(&format!("{CALL_OPEN}call:"))],
+        after_name: "".into(),
+        after_arguments: CALL_CLOSE.into(),
+        prefix: Vec::new(),
+        separator: Vec::new(),
+        triggers: vec![regex_escape(CALL_OPEN)],
+        values: &ObjectNotation,
+    }
 }
 
 /// One call as Gemma 4 writes it.

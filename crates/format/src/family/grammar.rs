@@ -15,9 +15,9 @@ pub(crate) struct CallForm<'a> {
     /// What comes before the tool's name.
     pub before_name: Vec<Item>,
     /// The text between the name and the arguments.
-    pub after_name: &'a str,
+    pub after_name: String,
     /// The text after the arguments.
-    pub after_arguments: &'a str,
+    pub after_arguments: String,
     /// What comes before the first call.
     pub prefix: Vec<Item>,
     /// What comes between calls.
@@ -50,7 +50,7 @@ pub(crate) fn call_grammar(
             );
             let mut body = vec![lit(&format!("{}{}", tool.name, form.after_name)), args];
             if !form.after_arguments.is_empty() {
-                body.push(lit(form.after_arguments));
+                body.push(lit(&form.after_arguments));
             }
             let branch = builder.rule(&format!("tool-{}", rule_name(&tool.name)), seq(body));
             seq([branch])

@@ -10,6 +10,8 @@ use rein_schema::Json;
 use serde_json::Value;
 
 use crate::family::grammar::{optional, CallForm};
+use crate::family::marker_stream::{scan_for, Body, CallSyntax, Scan};
+use crate::stream::{THINK_CLOSE, THINK_OPEN};
 use crate::{ToolChoice, ToolSet};
 
 /// Opens a call.
@@ -29,6 +31,28 @@ pub(crate) fn call_text(name: &str, arguments: &Value) -> String {
     format!("{CALL_OPEN}\n{body}\n{CALL_CLOSE}")
 }
 
+/// The Hermes syntax for the stream engine: a `<think>` block may open the reply;
+/// calls start at `<tool_call>`.
+#[derive(Debug)]
+pub(crate) struct Hermes;
+
+/// The syntax instance.
+pub(crate) static SYNTAX: Hermes = Hermes;
+
+impl CallSyntax for Hermes {
+    fn reasoning(&self) -> &'static [(&'static str, &'static str)] {
+        &[(THINK_OPEN, THINK_CLOSE)]
+    }
+
+    fn scan(&self, body: &str) -> Scan {
+        scan_for(body, CALL_OPEN)
+    }
+
+    fn parse_body(&self, body: &str, cut_off: bool) -> Body {
+        super::hermes_body::parse_body(body, cut_off)
+    }
+}
+
 /// The most calls one reply may hold: small models otherwise repeat a call until the
 /// token limit.
 pub const MAX_PARALLEL_CALLS: usize = 8;
@@ -36,22 +60,22 @@ pub const MAX_PARALLEL_CALLS: usize = 8;
 /// The grammar for `choice` over `tools`; `None` when the turn is unconstrained
 /// (`none`, or no tools).
 pub fn call_grammar(tools: &ToolSet, choice: &ToolChoice, parallel: bool) -> Option<Grammar> {
-    crate::family::grammar::call_grammar(
-        tools,
-        choice,
-        parallel,
-        &CallForm {
-            // The newline after the opener is optional: a lazy grammar starts on the
-            // token that completes the opener, and that token may carry the `{`.
-            before_name: vec![lit(CALL_OPEN), optional("\n"), lit("{\"name\": \"")],
-            after_name: "\", \"arguments\": ",
-            after_arguments: &format!("}}\n{CALL_CLOSE}"),
-            prefix: Vec::new(),
-            separator: vec![lit("\n")],
-            triggers: vec![regex_escape(CALL_OPEN)],
-            values: &Json,
-        },
-    )
+    crate::Family::Hermes.call_grammar(tools, choice, parallel)
+}
+
+/// How calls are written for the grammar.
+pub(crate) fn call_form() -> CallForm<'static> {
+    CallForm {
+        // The newline after the opener is optional: a lazy grammar starts on the
+        // token that completes the opener, and that token may carry the `{`.
+        before_name: vec![lit(CALL_OPEN), optional("\n"), lit("{\"name\": \"")],
+        after_name: "\", \"arguments\": ".into(),
+        after_arguments: format!("}}\n{CALL_CLOSE}"),
+        prefix: Vec::new(),
+        separator: vec![lit("\n")],
+        triggers: vec![regex_escape(CALL_OPEN)],
+        values: &Json,
+    }
 }
 
 pub(crate) fn regex_escape(text: &str) -> String {
@@ -101,28 +125,6 @@ pub enum ParseError {
         /// What is wrong.
         reason: String,
     },
-}
-
-/// Splits `text` into content and calls, strictly: each call body must be a JSON
-/// object with a string `name` and an object `arguments`. `cut_off` says the token
-/// limit ended the reply: then a reply that does not end with a complete call, while
-/// calls were being written (`calls_only`, or a call was opened), is
-/// [`ParseError::Truncated`] — a partial call is never returned.
-pub fn parse_reply_checked(
-    text: &str,
-    cut_off: bool,
-    calls_only: bool,
-) -> Result<ParsedReply, ParseError> {
-    let ends_with_call = text.trim_end().ends_with(CALL_CLOSE);
-    let writing_calls = calls_only || text.contains(CALL_OPEN) || text.trim_end().ends_with('<');
-    if cut_off && writing_calls && !ends_with_call {
-        return Err(ParseError::Truncated);
-    }
-    match parse_reply(text) {
-        // Cut inside a string that happened to end with the closing marker.
-        Err(ParseError::Unclosed) if cut_off => Err(ParseError::Truncated),
-        other => other,
-    }
 }
 
 /// Splits `text` into content and calls, strictly: each call body must be a JSON
@@ -317,16 +319,22 @@ mod tests {
             Err(ParseError::BadCall { .. })
         ));
         let call = "<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>";
+        let hermes = crate::Family::Hermes;
         assert_eq!(
-            parse_reply_checked(&format!("{call}\n<"), true, true),
+            hermes.parse_reply_checked(&format!("{call}\n<"), true, true),
             Err(ParseError::Truncated)
         );
         assert_eq!(
-            parse_reply_checked(call, true, true).unwrap().calls.len(),
+            hermes
+                .parse_reply_checked(call, true, true)
+                .unwrap()
+                .calls
+                .len(),
             1
         );
         assert_eq!(
-            parse_reply_checked("long text", true, false)
+            hermes
+                .parse_reply_checked("long text", true, false)
                 .unwrap()
                 .content
                 .as_deref(),

@@ -3,18 +3,16 @@
 //! reply or after `<|python_tag|>`; several calls are separated by `;`. A JSON object
 //! that is not a call, or text around an untagged object, is content.
 
-use rein_protocol::Grammar;
 use serde_json::Value;
 
 use rein_schema::gbnf::lit;
 use rein_schema::Json;
 
-use super::grammar::{self, CallForm};
+use super::grammar::CallForm;
 use super::json_call::{quoted, read_call, value_at, JsonError};
 use super::marker_stream::{partial_marker_len, Body, CallSyntax, Scan};
 use crate::hermes::{regex_escape, RawCall};
 use crate::stream::{RejectedCall, Rejection};
-use crate::{ToolChoice, ToolSet};
 
 /// Starts tagged calls.
 pub const PYTHON_TAG: &str = "<|python_tag|>";
@@ -24,30 +22,21 @@ pub(crate) fn detects(template: &str) -> bool {
     template.contains("<|start_header_id|>") && template.contains("tools")
 }
 
-/// The call grammar: an optional `<|python_tag|>`, then calls separated by `; `.
+/// How calls are written for the grammar: an optional `<|python_tag|>`, then calls separated by `; `.
 /// `auto` starts at `<|python_tag|>` or at a reply that opens with `{"name"`.
-pub(crate) fn call_grammar(
-    tools: &ToolSet,
-    choice: &ToolChoice,
-    parallel: bool,
-) -> Option<Grammar> {
-    grammar::call_grammar(
-        tools,
-        choice,
-        parallel,
-        &CallForm {
-            before_name: vec![lit("{\"name\": \"")],
-            after_name: "\", \"parameters\": ",
-            after_arguments: "}",
-            prefix: vec![grammar::optional(PYTHON_TAG)],
-            separator: vec![lit("; ")],
-            triggers: vec![
-                regex_escape(PYTHON_TAG),
-                r#"^\s*(\{"name")[\s\S]*$"#.to_string(),
-            ],
-            values: &Json,
-        },
-    )
+pub(crate) fn call_form() -> CallForm<'static> {
+    CallForm {
+        before_name: vec![lit("{\"name\": \"")],
+        after_name: "\", \"parameters\": ".into(),
+        after_arguments: "}".into(),
+        prefix: vec![super::grammar::optional(PYTHON_TAG)],
+        separator: vec![lit("; ")],
+        triggers: vec![
+            regex_escape(PYTHON_TAG),
+            r#"^\s*(\{"name")[\s\S]*$"#.to_string(),
+        ],
+        values: &Json,
+    }
 }
 
 /// One call as the grammar writes it.

@@ -3,18 +3,16 @@
 //! v3 writes one JSON array `[TOOL_CALLS] [{"name": ..., "arguments": {...}}, ...]`.
 //! Reasoning is `[THINK]...[/THINK]` (or `<think>...</think>`) at the reply's start.
 
-use rein_protocol::Grammar;
 use serde_json::Value;
 
 use rein_schema::gbnf::lit;
 use rein_schema::Json;
 
-use super::grammar::{self, CallForm};
+use super::grammar::CallForm;
 use super::json_call::{read_call, value_at, JsonError};
 use super::marker_stream::{partial_marker_len, scan_for, Body, CallSyntax, Scan};
 use crate::hermes::{regex_escape, RawCall};
 use crate::stream::{RejectedCall, Rejection};
-use crate::{ToolChoice, ToolSet};
 
 /// Starts each call.
 pub const TOOL_CALLS: &str = "[TOOL_CALLS]";
@@ -28,26 +26,17 @@ pub(crate) fn detects(template: &str) -> bool {
     template.contains(TOOL_CALLS) || template.contains("[INST]")
 }
 
-/// The call grammar in the v11 form: `[TOOL_CALLS]name[ARGS]{...}` per call.
-pub(crate) fn call_grammar(
-    tools: &ToolSet,
-    choice: &ToolChoice,
-    parallel: bool,
-) -> Option<Grammar> {
-    grammar::call_grammar(
-        tools,
-        choice,
-        parallel,
-        &CallForm {
-            before_name: vec![lit(TOOL_CALLS)],
-            after_name: ARGS,
-            after_arguments: "",
-            prefix: Vec::new(),
-            separator: Vec::new(),
-            triggers: vec![regex_escape(TOOL_CALLS)],
-            values: &Json,
-        },
-    )
+/// How calls are written for the grammar in the v11 form: `[TOOL_CALLS]name[ARGS]{...}` per call.
+pub(crate) fn call_form() -> CallForm<'static> {
+    CallForm {
+        before_name: vec![lit(TOOL_CALLS)],
+        after_name: ARGS.into(),
+        after_arguments: "".into(),
+        prefix: Vec::new(),
+        separator: Vec::new(),
+        triggers: vec![regex_escape(TOOL_CALLS)],
+        values: &Json,
+    }
 }
 
 /// One call in the v11 form.

@@ -1,10 +1,70 @@
-//! One Hermes call body as it streams in: finds the closing marker outside JSON
-//! strings (a `</tool_call>` inside a string argument is data), then validates the
-//! body the way [`crate::hermes::parse_reply`] does.
+//! The text of a Hermes reply after its reasoning, read whole: content, then each
+//! `<tool_call>` body up to its closing marker outside JSON strings (a `</tool_call>`
+//! inside a string argument is data), validated the way [`crate::hermes::parse_reply`]
+//! does. A closed call whose body is not a valid call is passed through as content; an
+//! open one at the end is dropped (cut off or unclosed); a partial opening marker at
+//! the end of a cut reply is dropped.
 
 use serde_json::Value;
 
-use crate::hermes::{RawCall, CALL_CLOSE};
+use super::marker_stream::{partial_marker_len, Body};
+use crate::hermes::{RawCall, CALL_CLOSE, CALL_OPEN};
+use crate::stream::{RejectedCall, Rejection};
+
+/// Reads the text after reasoning (`cut_off`: the token limit ended it).
+pub(crate) fn parse_body(text: &str, cut_off: bool) -> Body {
+    let mut body = Body::default();
+    let reject = |body: &mut Body, rejection: Rejection, text: String| {
+        let position = body.calls.len() + body.rejected.len() + 1;
+        body.rejected.push(RejectedCall {
+            position,
+            rejection,
+            text,
+        });
+    };
+    let mut rest = text;
+    loop {
+        let Some(at) = rest.find(CALL_OPEN) else {
+            let partial = partial_marker_len(rest, CALL_OPEN);
+            if cut_off && partial > 0 {
+                let (kept, dropped) = rest.split_at(rest.len() - partial);
+                body.content.push_str(kept);
+                reject(&mut body, Rejection::Truncated, dropped.to_string());
+            } else {
+                body.content.push_str(rest);
+            }
+            return body;
+        };
+        body.content.push_str(&rest[..at]);
+        let after = &rest[at + CALL_OPEN.len()..];
+        let mut call = CallBody::default();
+        match call.push(after) {
+            Scan::Open => {
+                let why = if cut_off {
+                    Rejection::Truncated
+                } else {
+                    Rejection::Unclosed
+                };
+                reject(&mut body, why, format!("{CALL_OPEN}{after}"));
+                return body;
+            }
+            Scan::Closed {
+                body: inner,
+                rest: tail,
+            } => {
+                match read_call(&inner) {
+                    Ok(call) => body.calls.push(call),
+                    Err(reason) => {
+                        let text = format!("{CALL_OPEN}{inner}{CALL_CLOSE}");
+                        body.content.push_str(&text);
+                        reject(&mut body, Rejection::Malformed { reason }, text);
+                    }
+                }
+                rest = &text[text.len() - tail.len()..];
+            }
+        }
+    }
+}
 
 /// The text of an open call and how far it has been scanned.
 #[derive(Debug, Default)]
@@ -57,11 +117,6 @@ impl CallBody {
             self.scanned += c.len_utf8();
         }
         Scan::Open
-    }
-
-    /// The text received so far (for an unclosed call).
-    pub(crate) fn into_text(self) -> String {
-        self.text
     }
 }
 
