@@ -1,0 +1,87 @@
+//! The loop's logic with a scripted backend and the real tools on real files: every
+//! stop reason, every recovery class, batch ordering, the verification guard, traces
+//! and the four profiles. One test binary; the shared helpers are here.
+
+mod profiles;
+mod recovery;
+mod steps;
+
+use std::path::Path;
+use std::time::Duration;
+
+use rein_agent::{Agent, Profile, RunConfig};
+use rein_protocol::{read_trace, Role, RunEvent as TraceEvent, RunResult, StopReason, TraceWriter};
+use rein_test_support::ScriptedBackend;
+use rein_tools::{Registry, ToolLimits, Workspace};
+use tempfile::TempDir;
+
+fn call(name: &str, args: &str) -> String {
+    format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {args}}}\n</tool_call>")
+}
+
+fn workspace(dir: &Path) -> Workspace {
+    Workspace::new(
+        dir,
+        ToolLimits {
+            shell_timeout: Duration::from_secs(1),
+            ..ToolLimits::default()
+        },
+    )
+    .unwrap()
+}
+
+struct Run {
+    result: RunResult,
+    agent: Agent<ScriptedBackend>,
+    events: Vec<TraceEvent>,
+    _trace_dir: TempDir,
+}
+
+fn run_with(dir: &Path, replies: Vec<String>, native: bool, config: RunConfig) -> Run {
+    let backend = ScriptedBackend::new(replies, native);
+    let mut agent = Agent::new(backend, workspace(dir), &Registry::builtin(), config).unwrap();
+    let trace_dir = tempfile::tempdir().unwrap();
+    let trace_path = trace_dir.path().join("run.jsonl");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let result = runtime.block_on(agent.run(
+        "do the task",
+        Some(TraceWriter::create(&trace_path).unwrap()),
+    ));
+    let events = read_trace(&trace_path).unwrap();
+    Run {
+        result,
+        agent,
+        events,
+        _trace_dir: trace_dir,
+    }
+}
+
+fn run(dir: &Path, replies: Vec<String>) -> Run {
+    run_with(dir, replies, true, RunConfig::new(Profile::Full))
+}
+
+/// The text of every message the model saw in request `index`.
+fn seen(run: &Run, index: usize) -> String {
+    run.agent.backend().requests[index]
+        .messages
+        .iter()
+        .map(|m| {
+            format!(
+                "[{:?}] {}",
+                m.role,
+                m.content.as_deref().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn recoveries(events: &[TraceEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Recovery { class, .. } => Some(class.clone()),
+            _ => None,
+        })
+        .collect()
+}

@@ -1,0 +1,309 @@
+//! Every recovery class: unreadable output, unknown tools, schema violations, tool
+//! failures and timeouts, truncated calls, calls in other formats, and the
+//! verification guard.
+
+use super::*;
+
+#[test]
+fn unreadable_output_is_dropped_and_retried_with_a_note_until_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken =
+        "<tool_call>\n{\"name\": \"list_dir\", \"arguments\": [1]}\n</tool_call>".to_string();
+    let r = run(dir.path(), vec![broken.clone(), "Done.".into()]);
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+    assert_eq!(recoveries(&r.events), vec!["format"]);
+    let retry = seen(&r, 1);
+    assert!(
+        !retry.contains("\"arguments\": [1]"),
+        "the broken reply is not kept: {retry}"
+    );
+    assert!(retry.contains("could not be read"), "{retry}");
+    assert_eq!(
+        r.agent.backend().requests[1].messages.len(),
+        3,
+        "clean context plus one note"
+    );
+
+    let r = run(dir.path(), vec![broken; 5]);
+    assert_eq!(r.result.stop_reason, StopReason::RecoveryExhausted);
+    assert_eq!(r.result.detail.as_deref(), Some("format"));
+    assert_eq!(r.result.turns, 4);
+}
+
+#[test]
+fn unknown_tools_are_repaired_when_obvious_else_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call("Read-File", r#"{"path": "a.txt"}"#),
+            call("cat", r#"{"path": "a.txt"}"#),
+            call("", r#"{}"#),
+            "ok".into(),
+        ],
+    );
+    assert!(r.events.iter().any(|e| matches!(e, TraceEvent::NameRepaired { from, to, .. } if from == "Read-File" && to == "read_file")));
+    assert_eq!(r.result.tool_calls, 1);
+    assert_eq!(recoveries(&r.events), vec!["unknown_tool", "unknown_tool"]);
+    let after_cat = seen(&r, 2);
+    assert!(
+        after_cat.contains("There is no tool `cat`. The tools are: read_file"),
+        "{after_cat}"
+    );
+    let after_blank = seen(&r, 3);
+    assert!(after_blank.contains("had no tool name"), "{after_blank}");
+    assert!(
+        !after_blank.contains("There is no tool `cat`"),
+        "one note at a time"
+    );
+}
+
+#[test]
+fn schema_violations_name_the_parameter_and_are_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call("write_file", r#"{"path": "x.txt"}"#),
+            call("read_file", r#"{"path": "x.txt", "offset": "2"}"#),
+            "ok".into(),
+        ],
+    );
+    assert!(!dir.path().join("x.txt").exists());
+    assert_eq!(recoveries(&r.events)[0], "schema");
+    let note = seen(&r, 1);
+    assert!(
+        note.contains("write_file") && note.contains("content"),
+        "{note}"
+    );
+    // "2" for an integer is coerced, not refused.
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::Coerced { tool, .. } if tool == "read_file")));
+}
+
+#[test]
+fn tool_failures_and_timeouts_are_results_and_repeats_get_a_nudge() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = call("read_file", r#"{"path": "nope.txt"}"#);
+    let r = run(
+        dir.path(),
+        vec![
+            missing.clone(),
+            missing,
+            call("shell", r#"{"command": "sleep 5"}"#),
+            "gave up".into(),
+        ],
+    );
+    assert_eq!(r.result.tool_calls, 3);
+    assert_eq!(r.result.tool_errors, 3);
+    assert_eq!(
+        recoveries(&r.events),
+        vec!["tool_failure", "repetition", "tool_timeout"]
+    );
+    let nudge = seen(&r, 2);
+    assert!(nudge.contains("Change approach"), "{nudge}");
+    let runs = r
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                TraceEvent::ToolResult {
+                    timed_out: true,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(runs, 1);
+}
+
+#[test]
+fn a_truncated_call_is_retried_with_double_allowance_at_most_four_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut backend = ScriptedBackend::new(Vec::<String>::new(), true);
+    for _ in 0..5 {
+        backend.push_cut_off("<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a\", \"content\": \"aaaa");
+    }
+    let mut agent = Agent::new(
+        backend,
+        workspace(dir.path()),
+        &Registry::builtin(),
+        RunConfig::new(Profile::Full),
+    )
+    .unwrap();
+    let result = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(agent.run("write", None));
+    assert_eq!(result.stop_reason, StopReason::RecoveryExhausted);
+    assert_eq!(result.detail.as_deref(), Some("truncated"));
+    let allowances: Vec<u32> = agent
+        .backend()
+        .requests
+        .iter()
+        .map(|r| r.max_tokens)
+        .collect();
+    assert_eq!(allowances, vec![1024, 2048, 4096, 4096]);
+    // Same context each time, no partial call executed.
+    assert!(agent
+        .backend()
+        .requests
+        .iter()
+        .all(|r| r.messages.len() == 2));
+    assert!(!dir.path().join("a").exists());
+}
+
+#[test]
+fn the_verification_guard_holds_the_answer_after_source_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let edit = call(
+        "write_file",
+        r#"{"path": "app.py", "content": "print(1)\n"}"#,
+    );
+    let r = run(
+        dir.path(),
+        vec![
+            edit.clone(),
+            "Done.".into(),
+            "Done.".into(),
+            "Done, really.".into(),
+        ],
+    );
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+    assert_eq!(r.result.answer.as_deref(), Some("Done, really."));
+    let held = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::VerificationRequested { .. }))
+        .count();
+    assert_eq!(held, 2, "at most twice");
+    assert!(seen(&r, 2).contains("Before you finish: you changed app.py"));
+
+    // A test run clears it; a non-source file never sets it.
+    let r = run(
+        dir.path(),
+        vec![
+            edit,
+            call("shell", r#"{"command": "python3 -m pytest -q || true"}"#),
+            call("write_file", r#"{"path": "NOTES.md", "content": "x"}"#),
+            "Done.".into(),
+        ],
+    );
+    assert_eq!(r.result.turns, 4);
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::VerificationRequested { .. })));
+}
+
+#[test]
+fn a_reply_that_is_only_bare_json_calls_runs_them_without_a_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}".into(),
+            "It says alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("It says alpha."));
+    assert!(recoveries(&r.events).is_empty());
+    assert_eq!(r.result.tool_calls, 1);
+    assert_eq!(r.agent.backend().requests.len(), 2, "no retry turn");
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::FormatRepaired { .. })));
+    // A made-up name whose arguments fit exactly one tool's schema is that tool.
+    let r = run(
+        dir.path(),
+        vec![
+            "{\"name\": \"run_tests.sh\", \"arguments\": {\"command\": \"echo hi\"}}".into(),
+            "Done.".into(),
+        ],
+    );
+    assert_eq!(r.result.tool_calls, 1);
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::NameRepaired { to, .. } if to == "shell")));
+    // An invented tool whose arguments fit several real ones is not run, and the
+    // bare call is not taken as the answer: the retry names the real tools and must
+    // be a call.
+    let r = run(
+        dir.path(),
+        vec![
+            "{\"name\": \"stats\", \"arguments\": {\"path\": \"a.txt\"}}".into(),
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "Done.".into(),
+        ],
+    );
+    assert_eq!(r.result.tool_calls, 1);
+    assert_eq!(r.result.answer.as_deref(), Some("Done."));
+    assert_eq!(recoveries(&r.events), vec!["unknown_tool"]);
+    let retry = &r.agent.backend().requests[1];
+    assert!(
+        retry.grammar.as_ref().unwrap().lazy_triggers.is_empty(),
+        "calls only"
+    );
+    assert!(
+        seen(&r, 1).contains("read_file"),
+        "the note lists the tools"
+    );
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::FormatRepaired { .. })));
+}
+
+#[test]
+fn a_call_in_another_format_is_retried_under_the_calls_only_grammar() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            "<tools>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tools>".into(),
+            call("list_dir", r#"{"path": "."}"#),
+            "Empty.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Empty."));
+    assert_eq!(recoveries(&r.events), vec!["format"]);
+    let requests = &r.agent.backend().requests;
+    assert!(
+        requests[1]
+            .grammar
+            .as_ref()
+            .unwrap()
+            .lazy_triggers
+            .is_empty(),
+        "forced"
+    );
+    assert!(
+        !requests[2]
+            .grammar
+            .as_ref()
+            .unwrap()
+            .lazy_triggers
+            .is_empty(),
+        "lazy again"
+    );
+    let note = seen(&r, 1);
+    assert!(
+        note.contains(
+            "<tool_call>\n{\"name\":\"list_dir\",\"arguments\":{\"path\":\".\"}}\n</tool_call>"
+        ),
+        "the model's own call, rightly written: {note}"
+    );
+    // An empty reply is not an answer.
+    let r = run(dir.path(), vec!["".into(), "Nothing to do.".into()]);
+    assert_eq!(r.result.answer.as_deref(), Some("Nothing to do."));
+    assert_eq!(recoveries(&r.events), vec!["format"]);
+    // A plain answer that merely contains JSON is still an answer.
+    let r = run(dir.path(), vec!["The config is {\"debug\": true}.".into()]);
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+}

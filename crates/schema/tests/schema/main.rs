@@ -1,0 +1,7 @@
+//! rein-schema's tests, one binary: argument validation and coercion, the sanitizer's
+//! properties (never panics, canonical output is a fixed point, renamed properties map
+//! back), and schemas from the wild.
+
+mod arguments;
+mod properties;
+mod wild;
