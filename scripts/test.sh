@@ -8,14 +8,16 @@ cd "$root"
 scripts/setup.sh
 cargo build --release --locked --bin rein
 "${CARGO_TARGET_DIR:-target}/release/rein" models pull tiny
+# The small model: the server's reading of its calls is tested over HTTP.
+"${CARGO_TARGET_DIR:-target}/release/rein" models pull small
 scripts/fetch-fixtures.sh
 scripts/setup-python.sh
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --release --locked --workspace --all-targets -- -D warnings
-# Tests that load a model use every core (llama.cpp with OpenMP threads); run them one
-# at a time so they do not oversubscribe a small machine (4x slower on 2 cores).
-cargo test --release --locked --workspace -- --test-threads=1
+# Tests run in parallel; tests that load a model use every core (llama.cpp with OpenMP
+# threads), so each takes rein-test-support's model lock and they run one at a time.
+cargo test --release --locked --workspace
 # The fuzz targets' bodies on their seeds and saved crashes (stable toolchain; the
 # fuzzing itself is scripts/fuzz.sh).
 cargo test --release --locked --manifest-path fuzz/Cargo.toml

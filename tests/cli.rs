@@ -6,6 +6,8 @@ use crate::support::{rein, stderr, stdout, tiny_model};
 
 #[test]
 fn chat_streams_a_reply_and_is_reproducible_with_a_seed() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let args = [
         "chat",
@@ -31,6 +33,8 @@ fn chat_streams_a_reply_and_is_reproducible_with_a_seed() {
 
 #[test]
 fn chat_accepts_a_path_and_a_system_message() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let path = tiny_model();
     let out = rein(&[
         "chat",
@@ -184,6 +188,8 @@ fn assert_clean_failure(args: &[&str], needle: &str) {
 
 #[test]
 fn bad_input_gets_a_one_line_error() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     assert_clean_failure(
         &["chat", "--model", "nonesuch", "hi"],
@@ -277,6 +283,8 @@ fn tools_file(dir: &std::path::Path, tools: serde_json::Value) -> String {
 
 #[test]
 fn chat_with_tools_prints_checked_calls_with_the_tools_own_names() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
     let file = tools_file(
@@ -314,6 +322,8 @@ fn chat_with_tools_prints_checked_calls_with_the_tools_own_names() {
 
 #[test]
 fn bad_tool_files_get_a_one_line_error() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
     let tool = |name: &str| serde_json::json!({"type": "function", "function": {"name": name}});

@@ -56,6 +56,8 @@ const PROMPTS: [&str; 4] = [
 
 #[test]
 fn batched_sessions_get_the_text_they_would_get_alone() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         // Each prompt alone, on an engine of its own (nothing cached, nothing shared).
         let mut alone = Vec::new();
@@ -86,6 +88,8 @@ fn batched_sessions_get_the_text_they_would_get_alone() {
 
 #[test]
 fn sessions_beyond_the_memory_budget_wait_their_turn_and_all_finish() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     // A memory budget with room for three sessions of 512 tokens, not four.
     let info = GgufInfo::read(&tiny_model()).unwrap();
     let one = plan_memory(&info, PlanRequest::new(512, 1), &Machine::default());
@@ -133,6 +137,8 @@ fn sessions_beyond_the_memory_budget_wait_their_turn_and_all_finish() {
 
 #[test]
 fn dropping_a_session_mid_generation_frees_its_slot_for_the_queue() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(1, Duration::from_secs(30)).await;
         let mut first = engine.session().await.unwrap();
@@ -154,6 +160,8 @@ fn dropping_a_session_mid_generation_frees_its_slot_for_the_queue() {
 
 #[test]
 fn a_shared_prefix_is_copied_from_another_session_with_identical_output() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(2, Duration::from_secs(30)).await;
         let system = "You are a careful assistant. You answer questions about geography, \
@@ -184,6 +192,8 @@ fn a_shared_prefix_is_copied_from_another_session_with_identical_output() {
 
 #[test]
 fn a_closed_sessions_tokens_serve_the_next_request_of_the_conversation() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(2, Duration::from_secs(30)).await;
         let turn_one = "The history of the city of Rome begins with its founding. \
@@ -207,6 +217,8 @@ fn a_closed_sessions_tokens_serve_the_next_request_of_the_conversation() {
 
 #[test]
 fn each_session_stays_inside_its_share_of_the_context() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let mut config = EngineConfig::new(tiny_model());
         config.n_ctx = Some(512);

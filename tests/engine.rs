@@ -56,6 +56,8 @@ fn sampled(seed: u32) -> SamplingParams {
 
 #[test]
 fn same_seed_and_input_give_the_same_output() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(1024).await;
         let prompt = chat_prompt(
@@ -92,6 +94,8 @@ fn same_seed_and_input_give_the_same_output() {
 
 #[test]
 fn stop_reasons_eog_max_tokens_stop_string_and_context_full() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(1024).await;
         let mut session = engine.session().await.unwrap();
@@ -159,6 +163,8 @@ fn stop_reasons_eog_max_tokens_stop_string_and_context_full() {
 
 #[test]
 fn streaming_chunks_add_up_to_the_result() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(1024).await;
         let mut session = engine.session().await.unwrap();
@@ -186,6 +192,8 @@ fn streaming_chunks_add_up_to_the_result() {
 
 #[test]
 fn dropping_a_stream_cancels_and_the_engine_goes_on() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(1024).await;
         let mut session = engine.session().await.unwrap();
@@ -208,6 +216,8 @@ fn dropping_a_stream_cancels_and_the_engine_goes_on() {
 
 #[test]
 fn a_second_turn_reuses_the_cached_prefix_with_identical_output() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(2048).await;
         let first_turn = vec![Message::user("What is the capital of France?")];
@@ -250,6 +260,8 @@ fn a_second_turn_reuses_the_cached_prefix_with_identical_output() {
 
 #[test]
 fn limits_are_errors_not_crashes() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(256).await;
         assert_eq!(engine.info().n_ctx, 256);
@@ -291,6 +303,8 @@ fn limits_are_errors_not_crashes() {
 
 #[test]
 fn tokenize_round_trips() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(256).await;
         let text = "Hello, wörld! <|im_start|>";
@@ -311,6 +325,8 @@ fn tokenize_round_trips() {
 
 #[test]
 fn memory_plan_matches_what_llama_cpp_allocates() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let path = tiny_model();
     let info = GgufInfo::read(&path).unwrap();
     // llama.cpp's log for this model at n_ctx 4096: "KV buffer size = 90.00 MiB"
@@ -342,6 +358,8 @@ fn memory_plan_matches_what_llama_cpp_allocates() {
 
 #[test]
 fn a_grammar_llama_cpp_cannot_compile_is_an_error_and_the_session_survives() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     runtime().block_on(async {
         let engine = load(256).await;
         let mut session = engine.session().await.unwrap();

@@ -83,6 +83,8 @@ fn every_suite_loads_and_has_enough_tasks() {
 
 #[test]
 fn a_smoke_run_of_every_suite_writes_results_report_and_plots_and_resumes() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("smoke");
@@ -164,6 +166,8 @@ fn a_smoke_run_of_every_suite_writes_results_report_and_plots_and_resumes() {
 
 #[test]
 fn a_quantized_model_is_written_with_provenance_and_runs_as_an_arm() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let tiny = tiny_model();
     let cache = tempfile::tempdir().unwrap();
     let tiny_arg = tiny.to_str().unwrap();
@@ -226,6 +230,8 @@ fn a_quantized_model_is_written_with_provenance_and_runs_as_an_arm() {
 
 #[test]
 fn kv_cache_types_run_as_arms() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("kv");

@@ -99,6 +99,8 @@ fn tool_list() -> impl Strategy<Value = Vec<Value>> {
 
 #[test]
 fn every_family_grammar_for_wild_schemas_compiles_in_llama_cpp() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let (runtime, engine) = tiny_engine(512);
     let (mut runner, cases) = fixed_runner("REIN_GRAMMAR_CASES", DEFAULT_CASES, 64);
     let compiled = std::cell::Cell::new(0usize);

@@ -28,6 +28,8 @@ fn python() -> PathBuf {
 
 #[test]
 fn the_openai_python_client_completes_a_tool_call_round_trip() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let python = python();
     let (_server, url) = serve(&["--sessions", "2", "--ctx", "2048"]);

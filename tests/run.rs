@@ -36,6 +36,8 @@ fn run_tiny(profile: &str, dir: &std::path::Path, trace: &std::path::Path) -> Va
 
 #[test]
 fn run_reports_the_interface_fields_and_the_grammar_prevents_malformed_calls() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
@@ -108,6 +110,8 @@ fn run_reports_the_interface_fields_and_the_grammar_prevents_malformed_calls() {
 
 #[test]
 fn run_refuses_bad_settings_with_one_line_errors() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing");
     for (args, expected) in [
@@ -141,6 +145,8 @@ fn run_refuses_bad_settings_with_one_line_errors() {
 
 #[test]
 fn bench_reuse_and_concurrency_report_their_figures() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let out = rein(&[
         "bench",
@@ -200,6 +206,8 @@ fn bench_reuse_and_concurrency_report_their_figures() {
 
 #[test]
 fn run_drives_a_remote_openai_backend_served_by_rein_serve() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     tiny_model();
     let (_server, url) = crate::support::serve(&["--sessions", "1", "--ctx", "4096"]);
     let dir = tempfile::tempdir().unwrap();

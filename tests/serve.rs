@@ -1,27 +1,41 @@
 //! `rein serve` over real HTTP on loopback with the real tiny model: tool calls plain
-//! and streamed, refusals as OpenAI error objects, the queue, and disconnects.
+//! and streamed, refusals as OpenAI error objects, the queue, and disconnects; and with
+//! the small model, calls it writes in its own wrappers coming back as `tool_calls`.
 
 use std::io::{BufRead, BufReader};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rein_format::{ToolFormat, ToolSet};
-use rein_llama::{Engine, EngineConfig};
+use rein_llama::{Engine, EngineConfig, LocalModel};
 use rein_protocol::ToolSpec;
 use rein_serve::{AppState, ServedModel};
 use serde_json::{json, Value};
 
-use crate::support::tiny_model;
+use crate::support::{model_path, tiny_model};
 
 /// A server on an ephemeral loopback port, stopped when dropped.
 pub struct TestServer {
     pub url: String,
+    /// The served model, for requests that bypass HTTP.
+    pub model: LocalModel,
     runtime: Option<tokio::runtime::Runtime>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl TestServer {
+    /// The tiny model, 2048 tokens per session.
     pub fn start(sessions: u32, queue_timeout: Duration, api_key: Option<&str>) -> Self {
+        Self::start_model(tiny_model(), sessions, queue_timeout, api_key)
+    }
+
+    /// The model at `path`, 2048 tokens per session.
+    pub fn start_model(
+        path: std::path::PathBuf,
+        sessions: u32,
+        queue_timeout: Duration,
+        api_key: Option<&str>,
+    ) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -29,19 +43,15 @@ impl TestServer {
             .unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let key = api_key.map(String::from);
-        let url = runtime.block_on(async move {
-            let mut config = EngineConfig::new(tiny_model());
+        let (url, local) = runtime.block_on(async move {
+            let mut config = EngineConfig::new(path);
             config.n_ctx = Some(2048 * sessions);
             config.threads = Some(2);
             config.max_sessions = sessions;
             config.queue_timeout = queue_timeout;
             let engine = Engine::load(config).await.unwrap();
-            let model = ServedModel::new(
-                rein_llama::LocalModel::new(engine).unwrap(),
-                "tiny",
-                ToolFormat::Native,
-                2048,
-            );
+            let local = LocalModel::new(engine).unwrap();
+            let model = ServedModel::new(local.clone(), "tiny", ToolFormat::Native, 2048);
             let state = Arc::new(AppState::new(model, key, 64 * 1024));
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let url = format!("http://{}", listener.local_addr().unwrap());
@@ -52,10 +62,11 @@ impl TestServer {
                     let _ = stopped.await;
                 },
             ));
-            url
+            (url, local)
         });
         Self {
             url,
+            model: local,
             runtime: Some(runtime),
             stop: Some(stop),
         }
@@ -247,6 +258,8 @@ fn assert_calls_validate(body: &Value, said: &Said) {
 
 #[test]
 fn tool_calls_plain_and_streamed_say_the_same_thing() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     // Two servers that see the same requests in the same order: one answers plainly,
     // one streams. Their caches evolve alike, so greedy replies must match exactly.
     let plain = TestServer::start(2, Duration::from_secs(60), None);
@@ -390,6 +403,8 @@ fn tool_calls_plain_and_streamed_say_the_same_thing() {
 
 #[test]
 fn a_conversations_next_request_reuses_its_cached_prefix() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let server = TestServer::start(2, Duration::from_secs(60), None);
     let first = json!({"messages": user("Name three rivers in Europe."), "temperature": 0, "max_tokens": 30});
     let (status, response, _) = server.post(&first);
@@ -417,6 +432,8 @@ fn a_conversations_next_request_reuses_its_cached_prefix() {
 
 #[test]
 fn bad_requests_get_openai_error_objects() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let server = TestServer::start(1, Duration::from_secs(60), None);
     let post_raw = |body: &str| match ureq::post(&format!("{}/v1/chat/completions", server.url))
         .set("content-type", "application/json")
@@ -460,6 +477,8 @@ fn bad_requests_get_openai_error_objects() {
 
 #[test]
 fn the_bearer_key_is_required_when_configured() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let server = TestServer::start(1, Duration::from_secs(60), Some("sesame"));
     let url = format!("{}/v1/models", server.url);
     assert!(matches!(
@@ -491,6 +510,8 @@ fn long_reply() -> Value {
 
 #[test]
 fn a_client_that_disconnects_mid_stream_frees_its_session() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let server = TestServer::start(1, Duration::from_secs(60), None);
     let mut body = long_reply();
     body["stream"] = json!(true);
@@ -529,6 +550,8 @@ fn a_client_that_disconnects_mid_stream_frees_its_session() {
 
 #[test]
 fn requests_beyond_the_queue_timeout_get_503_with_retry_after() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let server = TestServer::start(1, Duration::from_secs(1), None);
     let url = server.url.clone();
     let holder = std::thread::spawn(move || {
@@ -547,4 +570,81 @@ fn requests_beyond_the_queue_timeout_get_503_with_retry_after() {
     assert_eq!(error["error"]["code"], "server_busy");
     assert!(retry.is_some_and(|s| s.parse::<u64>().is_ok()));
     assert_eq!(holder.join().unwrap().unwrap(), 200);
+}
+
+/// What the served model itself wrote for `body`, read strictly (no repairs).
+fn strict_reading(server: &TestServer, body: &Value) -> rein_format::Reply {
+    use rein_engine::{Backend, NoEvents, ReadMode, SessionSource};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let specs: Vec<ToolSpec> = serde_json::from_value(body["tools"].clone()).unwrap();
+    let mut request =
+        rein_engine::TurnRequest::text(serde_json::from_value(body["messages"].clone()).unwrap());
+    request.tools = Some(Arc::new(ToolSet::prepare(&specs).unwrap()));
+    request.constrained = true;
+    request.read = ReadMode::STRICT;
+    request.sampling = rein_engine::Sampling {
+        temperature: 0.0,
+        top_p: 1.0,
+        seed: body["seed"].as_u64().unwrap_or(0) as u32,
+    };
+    request.max_tokens = body["max_tokens"].as_u64().map(|m| m as u32);
+    runtime.block_on(async {
+        let mut session = server.model.session().await.unwrap();
+        session
+            .complete(request, &mut NoEvents)
+            .await
+            .unwrap()
+            .reply
+    })
+}
+
+#[test]
+fn a_small_model_call_in_its_own_wrapper_comes_back_as_tool_calls() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
+    let server = TestServer::start_model(model_path("small"), 1, Duration::from_secs(120), None);
+    let nested = tool(
+        "create_event",
+        "Create a calendar event",
+        json!({"type": "object", "properties": {
+            "title": {"type": "string"},
+            "place": {"type": "object", "properties": {"city": {"type": "string"}, "floor": {"type": "integer"}}, "required": ["city"]},
+            "guests": {"type": "array", "items": {"type": "string"}, "maxItems": 4}
+        }, "required": ["title", "place", "guests"]}),
+    );
+    let cases = [
+        ("single call", "What is the weather in Paris?", weather(), "get_weather", json!({"city": "Paris"})),
+        ("unicode", "Wie ist das Wetter in Zürich?", weather(), "get_weather", json!({"city": "Zürich"})),
+        ("after reasoning", "I'm flying to Oslo tomorrow. First think about what you need, then check the weather there.", weather(), "get_weather", json!({"city": "Oslo"})),
+        ("nested", "Plan a party called «Fête d'été» in Zürich with 李雷 and Zoë.", nested, "create_event", json!({"title": "Fête d'été", "place": {"city": "Zürich"}})),
+    ];
+    for (name, question, offered, tool_name, expected) in cases {
+        let mut body = request(user(question), json!([offered]), json!("auto"), true);
+        body["max_tokens"] = json!(300);
+        // The small model does not write the template's `<tool_call>` markers: read
+        // strictly, its reply holds no call.
+        let strict = strict_reading(&server, &body);
+        assert!(strict.calls.is_empty(), "{name}: {strict:?}");
+        let (status, response, _) = server.post(&body);
+        assert_eq!(status, 200, "{name}: {response}");
+        let said = said_plain(&response);
+        let (chunks, done) = server.post_stream(&body);
+        assert!(done, "{name}: the stream did not end with [DONE]");
+        let streamed = said_streamed(&chunks);
+        assert_eq!(said.calls, streamed.calls, "{name}: streamed = plain");
+        assert_eq!(said.content, streamed.content, "{name}: streamed = plain");
+        assert_eq!(said.finish, "tool_calls", "{name}: {response}");
+        assert_eq!(said.content, "", "{name}: no wrapper text leaks");
+        assert_eq!(said.calls.len(), 1, "{name}: {:?}", said.calls);
+        let (called, arguments) = &said.calls[0];
+        assert_eq!(called, tool_name, "{name}");
+        assert!(
+            rein_eval::json_subset(&expected, arguments),
+            "{name}: {arguments} should hold {expected}"
+        );
+        assert_calls_validate(&body, &said);
+    }
 }

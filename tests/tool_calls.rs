@@ -72,6 +72,8 @@ struct Tally {
 
 #[test]
 fn every_required_call_from_the_tiny_model_parses_and_validates() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
     let (runtime, engine) = tiny_engine(2048);
     let info = engine.info().clone();
     let model = LocalModel::new(engine.clone()).unwrap();

@@ -10,12 +10,17 @@ use rein_models::{Manifest, ModelCache};
 
 /// The tiny model's file in the cache; fails with instructions when it is missing.
 pub fn tiny_model() -> PathBuf {
+    model_path("tiny")
+}
+
+/// The named model's file in the cache; fails with instructions when it is missing.
+pub fn model_path(name: &str) -> PathBuf {
     let manifest = Manifest::embedded().expect("embedded manifest");
     let cache = ModelCache::from_env().expect("model cache");
-    let entry = manifest.get("tiny").expect("tiny in manifest");
+    let entry = manifest.get(name).expect("model in manifest");
     cache.complete_path(entry).unwrap_or_else(|| {
         panic!(
-            "the tiny model is not in {}; run `cargo run --release -- models pull tiny` or scripts/test.sh",
+            "the {name} model is not in {}; run `cargo run --release -- models pull {name}` or scripts/test.sh",
             cache.dir().display()
         )
     })
