@@ -11,5 +11,6 @@ mod family_grammars;
 mod openai_client;
 mod run;
 mod serve;
+mod serve_wrapped;
 mod support;
 mod tool_calls;

@@ -70,6 +70,13 @@ pub enum BackendError {
 pub trait ReplySink: Send {
     /// One event.
     fn event(&mut self, event: ReplyEvent);
+
+    /// Several events, in order.
+    fn events(&mut self, events: Vec<ReplyEvent>) {
+        for event in events {
+            self.event(event);
+        }
+    }
 }
 
 impl<F: FnMut(ReplyEvent) + Send> ReplySink for F {

@@ -49,7 +49,7 @@ impl LocalModel {
             family: format.family,
             // The engine's context is shared by its sessions: a conversation plans
             // within its share, so concurrent ones cannot crowd each other out.
-            context_tokens: Some((model.n_ctx / model.max_sessions.max(1)) as usize),
+            context_tokens: Some(model.session_context() as usize),
         };
         Ok(Self {
             engine,
@@ -163,9 +163,7 @@ impl Backend for LocalBackend {
         let output = loop {
             match stream.next().await {
                 Some(Ok(GenerateEvent::Text(text))) => {
-                    for event in reader.push(&text) {
-                        events.event(event);
-                    }
+                    events.events(reader.push(&text));
                 }
                 Some(Ok(GenerateEvent::Done(output))) => break output,
                 Some(Err(error)) => return Err(backend_error(error)),
@@ -177,9 +175,7 @@ impl Backend for LocalBackend {
             StopReason::MaxTokens | StopReason::ContextFull
         );
         let read = reader.finish(cut_off);
-        for event in read.events {
-            events.event(event);
-        }
+        events.events(read.events);
         Ok(Completion {
             cut_off,
             prompt_tokens: output.prompt_tokens,

@@ -237,6 +237,13 @@ pub struct ModelInfo {
 }
 
 impl ModelInfo {
+    /// The tokens one session may hold: its equal share of the context. Every session
+    /// staying inside its share is what keeps the shared KV cache from running out
+    /// while others generate.
+    pub fn session_context(&self) -> u32 {
+        session_share(self.n_ctx, self.max_sessions)
+    }
+
     /// The architecture (`general.architecture`, the description's first word).
     pub fn architecture(&self) -> &str {
         self.description
@@ -244,4 +251,9 @@ impl ModelInfo {
             .next()
             .unwrap_or_default()
     }
+}
+
+/// One session's share of a context of `n_ctx` tokens split among `sessions`.
+pub(crate) fn session_share(n_ctx: u32, sessions: u32) -> u32 {
+    n_ctx / sessions.max(1)
 }

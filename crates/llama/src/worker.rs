@@ -487,7 +487,7 @@ impl<'m> Worker<'m> {
     /// staying inside its share is what keeps the shared KV cache from running out
     /// while others generate.
     fn session_ctx(&self) -> usize {
-        self.ctx.n_ctx() as usize / self.slots.len().max(1)
+        crate::types::session_share(self.ctx.n_ctx(), self.slots.len() as u32) as usize
     }
 
     /// Whether generations are in progress.

@@ -143,9 +143,7 @@ fn read_message(
         request.read,
     );
     if let Some(content) = &message.content {
-        for event in reader.push(content) {
-            events.event(event);
-        }
+        events.events(reader.push(content));
     }
     for call in &message.tool_calls {
         match call.parsed_arguments() {
@@ -160,9 +158,7 @@ fn read_message(
         }
     }
     let read = reader.finish(cut_off);
-    for event in read.events {
-        events.event(event);
-    }
+    events.events(read.events);
     read.reply
 }
 

@@ -138,13 +138,9 @@ impl Backend for ScriptedBackend {
         let mut reader =
             self.format
                 .reader(request.tools.as_deref(), &request.choice, request.read);
-        for event in reader.push(&reply.text) {
-            events.event(event);
-        }
+        events.events(reader.push(&reply.text));
         let read = reader.finish(reply.cut_off);
-        for event in read.events {
-            events.event(event);
-        }
+        events.events(read.events);
         Ok(Completion {
             completion_tokens: reply.text.len() / 4 + 1,
             text: reply.text,

@@ -11,7 +11,6 @@ use serde_json::json;
 
 use super::{ReadContext, RetryMode, Shape, Step, Strategy};
 use crate::recovery::{self, FailureClass};
-use crate::validate::ProposedCall;
 
 /// The `full` profile.
 pub(crate) struct Full;
@@ -92,16 +91,7 @@ impl Strategy for Full {
             Some(ReplyProblem::CallMissing) | None => {}
         }
         if !reply.calls.is_empty() {
-            return Step::Calls {
-                content: reply.content.clone(),
-                calls: reply
-                    .calls
-                    .iter()
-                    .cloned()
-                    .map(ProposedCall::checked)
-                    .collect(),
-                format_repair: reply.format_repair.clone(),
-            };
+            return Step::calls(reply);
         }
         let text = reply.content.clone().unwrap_or_default();
         if text.trim().is_empty() {

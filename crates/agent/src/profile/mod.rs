@@ -144,6 +144,20 @@ pub(crate) enum Step {
 }
 
 impl Step {
+    /// The checked calls of a reply the reader read, to run.
+    pub(crate) fn calls(reply: &rein_engine::Reply) -> Self {
+        Step::Calls {
+            content: reply.content.clone(),
+            calls: reply
+                .calls
+                .iter()
+                .cloned()
+                .map(ProposedCall::checked)
+                .collect(),
+            format_repair: reply.format_repair.clone(),
+        }
+    }
+
     /// A retry that keeps nothing.
     pub(crate) fn retry(
         class: FailureClass,

@@ -8,7 +8,6 @@ use rein_protocol::ToolChoice;
 
 use super::{ReadContext, RetryMode, Shape, Step, Strategy};
 use crate::recovery::FailureClass;
-use crate::validate::ProposedCall;
 
 /// The `structured` profile.
 pub(crate) struct Structured;
@@ -50,16 +49,7 @@ impl Strategy for Structured {
                 None,
                 RetryMode::Same,
             ),
-            None => Step::Calls {
-                content: reply.content.clone(),
-                calls: reply
-                    .calls
-                    .iter()
-                    .cloned()
-                    .map(ProposedCall::checked)
-                    .collect(),
-                format_repair: None,
-            },
+            None => Step::calls(reply),
         }
     }
 }
