@@ -29,6 +29,9 @@ pub struct RunConfig {
     /// Hold the final answer once (at most twice) when source files were edited and
     /// no test or build ran since.
     pub verification_guard: bool,
+    /// Hold an answer that is not one (narration of a step, an announcement) and an
+    /// answer while the file the task asks for is missing (`full` only).
+    pub answer_guards: bool,
     /// Several calls per reply.
     pub parallel_calls: bool,
     /// How tools are described when the template does not render them.
@@ -54,6 +57,7 @@ impl RunConfig {
             temperature: 0.2,
             seed: 0,
             verification_guard: profile == Profile::Full,
+            answer_guards: profile == Profile::Full,
             parallel_calls: true,
             describe: DescriptionStyle::Full,
             tool_timeout: Duration::from_secs(300),
@@ -73,6 +77,7 @@ impl RunConfig {
             "temperature": self.temperature,
             "seed": self.seed,
             "verification_guard": self.verification_guard,
+            "answer_guards": self.answer_guards,
             "parallel_calls": self.parallel_calls,
             "describe": self.describe.as_str(),
             "tool_timeout_s": self.tool_timeout.as_secs_f64(),

@@ -5,11 +5,13 @@
 //! measurable. The loop drives any `rein-engine` backend; it links no model runtime.
 #![deny(missing_docs)]
 
+mod answer;
 mod calls;
 mod config;
 mod context;
 mod execute;
 mod facts;
+mod guards;
 mod history;
 mod profile;
 mod prompt;

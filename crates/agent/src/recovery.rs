@@ -19,13 +19,17 @@ pub enum FailureClass {
     ToolTimeout,
     /// The token limit cut the reply inside a call.
     Truncated,
-    /// The same failing call again.
+    /// The same failing call again, or a reply that repeated itself.
     Repetition,
+    /// A reply that narrates or announces a step instead of answering.
+    NotAnAnswer,
+    /// An answer while the file the task asks for does not exist.
+    MissingOutput,
 }
 
 impl FailureClass {
     /// Every class, in a fixed order (for reports).
-    pub const ALL: [FailureClass; 7] = [
+    pub const ALL: [FailureClass; 9] = [
         FailureClass::Format,
         FailureClass::UnknownTool,
         FailureClass::Schema,
@@ -33,6 +37,8 @@ impl FailureClass {
         FailureClass::ToolTimeout,
         FailureClass::Truncated,
         FailureClass::Repetition,
+        FailureClass::NotAnAnswer,
+        FailureClass::MissingOutput,
     ];
 
     /// The class's name in traces and results.
@@ -45,6 +51,8 @@ impl FailureClass {
             FailureClass::ToolTimeout => "tool_timeout",
             FailureClass::Truncated => "truncated",
             FailureClass::Repetition => "repetition",
+            FailureClass::NotAnAnswer => "not_an_answer",
+            FailureClass::MissingOutput => "missing_output",
         }
     }
 
@@ -57,6 +65,8 @@ impl FailureClass {
             // A truncated call is tried at most 4 times in all.
             FailureClass::Truncated => 3,
             FailureClass::Repetition => 3,
+            // Bounded by the answer holds themselves (two and one per run).
+            FailureClass::NotAnAnswer | FailureClass::MissingOutput => 3,
         }
     }
 }
@@ -88,6 +98,8 @@ impl FailureCounts {
             FailureClass::UnknownTool,
             FailureClass::Schema,
             FailureClass::Truncated,
+            FailureClass::NotAnAnswer,
+            FailureClass::MissingOutput,
         ] {
             self.consecutive.remove(&class);
         }

@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::config::RunConfig;
 use crate::execute::Executor;
 use crate::profile::{ReadContext, RetryMode, Step, Strategy};
-use crate::prompt::{system_prompt, verification_note};
+use crate::prompt::system_prompt;
 use crate::recovery::FailureClass;
 use crate::state::RunState;
 
@@ -165,7 +165,11 @@ impl<B: Backend> Agent<B> {
             facts: facts.clone(),
         });
         let system = system_prompt(self.config.profile, &facts, self.tool_text.as_deref());
-        RunState::new(system, task, self.config.reply_tokens)
+        let mut run = RunState::new(system, task, self.config.reply_tokens);
+        // The file the task asks for, when it does not exist yet.
+        run.output_file = crate::guards::output_file(task)
+            .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
+        run
     }
 
     /// One model turn, within what is left of the wall clock.
@@ -212,18 +216,7 @@ impl<B: Backend> Agent<B> {
                 run.history.extend(keep);
                 self.retry(run, class, &detail, note, mode, events)
             }
-            Step::Answer(text) if self.holds_answer(run) => {
-                run.guards_used += 1;
-                let files: Vec<String> = run.memory.unverified_edits.iter().cloned().collect();
-                events.emit(&RunEvent::VerificationRequested {
-                    turn: run.turns,
-                    files: files.clone(),
-                });
-                run.history.push(Message::assistant(text));
-                run.history.push(Message::user(verification_note(&files)));
-                Flow::Next
-            }
-            Step::Answer(text) => Flow::Stop((StopReason::Answered, Some(text), None)),
+            Step::Answer(text) => self.on_answer(run, text, events),
         }
     }
 
@@ -303,13 +296,6 @@ impl<B: Backend> Agent<B> {
         } else {
             None
         }
-    }
-
-    fn holds_answer(&self, run: &RunState) -> bool {
-        self.config.verification_guard
-            && self.strategy.guards_answers()
-            && !run.memory.unverified_edits.is_empty()
-            && run.guards_used < 2
     }
 
     /// Records a failure of `class`; returns whether the class is over its cap.

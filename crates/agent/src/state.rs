@@ -7,6 +7,7 @@ use rein_engine::Completion;
 use rein_protocol::{Message, RunResult, StopReason};
 
 use crate::execute::Memory;
+use crate::guards::HoldCounts;
 use crate::recovery::{FailureClass, FailureCounts};
 
 /// One run in progress.
@@ -42,8 +43,10 @@ pub(crate) struct RunState {
     pub recoveries: HashMap<FailureClass, u32>,
     /// What execution remembers.
     pub memory: Memory,
-    /// Answers held for verification so far.
-    pub guards_used: u32,
+    /// Answers held so far, by why.
+    pub holds: HoldCounts,
+    /// The file the task asks to be written, when it did not exist at the start.
+    pub output_file: Option<String>,
     /// The note the next request carries (a retry's).
     pub note: Option<String>,
     /// The next reply's token allowance.
@@ -73,7 +76,8 @@ impl RunState {
             failures: FailureCounts::default(),
             recoveries: HashMap::new(),
             memory: Memory::default(),
-            guards_used: 0,
+            holds: HoldCounts::default(),
+            output_file: None,
             note: None,
             reply_tokens,
             attempt: 1,

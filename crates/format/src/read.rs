@@ -17,7 +17,7 @@ use crate::stream::StreamEvent;
 use crate::{Family, FamilyStream, ModelFormat, ToolSet};
 
 pub use names::{repair_tool_name, repaired_name};
-pub use wrapper::{bare_calls, json_objects, loose_calls, may_open_wrapper};
+pub use wrapper::{bare_calls, json_objects, loose_calls, may_open_wrapper, wrapper_start};
 
 /// How a reply is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,15 +166,16 @@ pub struct ReadOutcome {
     pub reply: Reply,
 }
 
-/// Content not yet sent: while it may still be a wrapped call it is held.
-#[derive(Debug)]
-enum Hold {
-    /// Nothing seen yet.
-    Deciding(String),
-    /// It opens like a wrapper: held until the end.
-    Holding(String),
-    /// Plain content: passed through.
-    Streaming,
+/// Content not yet sent: from a line that opens like a wrapper on, it is held until
+/// the reply ends (then it is calls, or released as content).
+#[derive(Debug, Default)]
+struct Hold {
+    /// All content so far.
+    seen: String,
+    /// How much of it was sent.
+    sent: usize,
+    /// Where a wrapper opens; everything from here is held to the end.
+    from: Option<usize>,
 }
 
 /// Reads one reply as it is generated.
@@ -190,7 +191,6 @@ pub struct ReplyReader<'a> {
     raw: String,
     open_call: Option<(String, String)>,
     calls: Vec<ReadCall>,
-    content: String,
     hold: Hold,
     /// Problems found outside the text (a remote call whose arguments are not JSON).
     outside: Vec<ReplyProblem>,
@@ -243,12 +243,7 @@ impl<'a> ReplyReader<'a> {
             raw: String::new(),
             open_call: None,
             calls: Vec::new(),
-            content: String::new(),
-            hold: if mode.repair {
-                Hold::Deciding(String::new())
-            } else {
-                Hold::Streaming
-            },
+            hold: Hold::default(),
             outside: Vec::new(),
             structured: false,
         }
@@ -309,26 +304,27 @@ impl<'a> ReplyReader<'a> {
         } else if let Some(problem) = parsed.problem() {
             problems.push(ReplyProblem::Parse(problem));
         }
-        let held = match std::mem::replace(&mut self.hold, Hold::Streaming) {
-            Hold::Deciding(text) | Hold::Holding(text) => Some(text),
-            Hold::Streaming => None,
-        };
+        let hold = std::mem::take(&mut self.hold);
+        let held = &hold.seen[hold.sent..];
         let mut format_repair = None;
         let mut content = parsed.content;
+        let mut released = true;
         if self.calls.is_empty() && problems.is_empty() && self.mode.repair {
             let text = content.clone().unwrap_or_default();
-            match held.as_deref().and_then(bare_calls) {
+            match bare_calls(held) {
                 Some(raw) => match self.wrapped(raw) {
                     Ok(calls) => {
                         format_repair = Some(format!(
-                            "{} call(s) written as bare JSON without the call markers",
+                            "{} call(s) written in a wrapper instead of the call markers",
                             calls.len()
                         ));
                         for call in &calls {
                             events.push(ReplyEvent::Call(call.clone()));
                         }
                         self.calls = calls;
-                        content = None;
+                        let prose = hold.seen[..hold.sent].trim();
+                        content = (!prose.is_empty()).then(|| prose.to_string());
+                        released = false;
                     }
                     Err(problem) => problems.extend(problem),
                 },
@@ -339,10 +335,8 @@ impl<'a> ReplyReader<'a> {
                 }
             }
         }
-        if content.is_some() {
-            if let Some(text) = held.filter(|t| !t.is_empty()) {
-                events.push(ReplyEvent::Content(text));
-            }
+        if released && !held.is_empty() {
+            events.push(ReplyEvent::Content(held.to_string()));
         }
         if self.required && self.calls.is_empty() && problems.is_empty() {
             problems.push(ReplyProblem::CallMissing);
@@ -388,24 +382,41 @@ impl<'a> ReplyReader<'a> {
         out
     }
 
-    /// Content passes through unless it may open a wrapper (then it is held).
+    /// Content passes through unless a line of it may open a wrapper: from there it is
+    /// held (to the end once the line does open one).
     fn content_event(&mut self, text: String, out: &mut Vec<ReplyEvent>) {
-        self.content.push_str(&text);
-        match &mut self.hold {
-            Hold::Streaming => out.push(ReplyEvent::Content(text)),
-            Hold::Holding(held) => held.push_str(&text),
-            Hold::Deciding(held) => {
-                held.push_str(&text);
-                if held.trim_start().is_empty() {
-                    return;
+        let hold = &mut self.hold;
+        hold.seen.push_str(&text);
+        if !self.mode.repair {
+            out.push(ReplyEvent::Content(text));
+            hold.sent = hold.seen.len();
+            return;
+        }
+        if hold.from.is_some() {
+            return;
+        }
+        // Only a line's start can open a wrapper: the first one not yet sent.
+        let line_start = if hold.sent == 0 || hold.seen[..hold.sent].ends_with('\n') {
+            Some(hold.sent)
+        } else {
+            hold.seen[hold.sent..].find('\n').map(|i| hold.sent + i + 1)
+        };
+        let until = match line_start.and_then(|start| wrapper_start(&hold.seen, start)) {
+            None => hold.seen.len(),
+            Some(at) => {
+                let line = hold.seen[at..].trim_start_matches([' ', '\t']);
+                if may_open_wrapper(line) {
+                    hold.from = Some(at);
                 }
-                if may_open_wrapper(held.trim_start()) {
-                    self.hold = Hold::Holding(std::mem::take(held));
-                } else {
-                    out.push(ReplyEvent::Content(std::mem::take(held)));
-                    self.hold = Hold::Streaming;
-                }
+                at
             }
+        };
+        // Whitespace before held text waits with it, so the sent text is trimmed.
+        let segment = &hold.seen[hold.sent..until];
+        let ready = segment.trim_end().len();
+        if ready > 0 {
+            out.push(ReplyEvent::Content(segment[..ready].to_string()));
+            hold.sent += ready;
         }
     }
 

@@ -266,7 +266,7 @@ fn a_call_in_another_format_is_retried_under_the_calls_only_grammar() {
     let r = run(
         dir.path(),
         vec![
-            "<tools>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tools>".into(),
+            "I will run {\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}} for you.".into(),
             call("list_dir", r#"{"path": "."}"#),
             "Empty.".into(),
         ],
@@ -306,4 +306,33 @@ fn a_call_in_another_format_is_retried_under_the_calls_only_grammar() {
     // A plain answer that merely contains JSON is still an answer.
     let r = run(dir.path(), vec!["The config is {\"debug\": true}.".into()]);
     assert_eq!(r.result.stop_reason, StopReason::Answered);
+}
+
+#[test]
+fn calls_in_the_models_own_wrappers_run_without_a_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            "<tools>\n{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n</tools>".into(),
+            "Let me read it.\n```json\n{\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"a.txt\\\"}\"}\n```".into(),
+            "<function=read_file>{\"path\": \"a.txt\", \"limit\": 1}</function>".into(),
+            "a.txt holds alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), Vec::<String>::new());
+    assert_eq!(r.result.tool_calls, 3);
+    let repaired = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::FormatRepaired { .. }))
+        .count();
+    assert_eq!(repaired, 3);
+    // The text before a wrapped call stays the assistant's content.
+    let history = &r.agent.backend().requests[2].messages;
+    assert!(history
+        .iter()
+        .any(|m| m.content.as_deref() == Some("Let me read it.")));
 }

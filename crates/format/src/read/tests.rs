@@ -136,6 +136,9 @@ fn held_text_streams_the_same_as_the_whole_reply() {
         "{not a call}",
         "Plain text with {\"name\": \"x\"} inside.",
         "Let me look.\n<tool_call>\n{\"name\": \"list_dir\", \"arguments\": {}}\n</tool_call>",
+        "Let me look.\n```json\n{\"name\": \"list_dir\", \"arguments\": {}}\n```",
+        "Here is `code` inline.\n  ```python\nprint(1)\n```\nDone.",
+        "<tools>{\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}}</tools>",
     ] {
         let whole = streamed(text, usize::MAX, ReadMode::CLIENT);
         for split in 1..9 {

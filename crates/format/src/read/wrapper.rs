@@ -1,39 +1,244 @@
-//! Calls written outside the family's call markers: a reply that is wholly bare JSON
-//! calls (`{"name": .., "arguments": {..}}`, optionally in one ```json fence), and the
-//! loose scan for anything call-shaped that a harness without a grammar would run.
+//! Calls written outside the family's call markers, in the wrappers small models use
+//! instead: a ```` ```json ```` fence, `<tools>`, `<tool_call>` or `<function_call>`
+//! tags, bare JSON objects or an array of them (`name`/`function` with
+//! `arguments`/`parameters`, arguments as an object or as JSON text),
+//! `<function=NAME>{…}</function>`, and `<function><name>…</name><arguments>…` or
+//! `<function name="…" arguments='…'>`. A block is read as calls only when all of it
+//! is calls; anything else in it makes the block text. Also the loose scan for
+//! anything call-shaped that a harness without a grammar would run.
 
 use serde_json::{Map, Value};
 
 use crate::family::hermes::RawCall;
 
-/// A reply that is nothing but calls written as bare JSON objects
-/// (`{"name": .., "arguments": {..}}`, one or more, optionally in one ```json fence),
-/// parsed strictly: every object has exactly those two keys, a string name and object
-/// arguments, and nothing else is in the reply. `None` for anything less clear.
+/// Tags that wrap JSON calls.
+const TAGS: [(&str, &str); 4] = [
+    ("<tools>", "</tools>"),
+    ("<tool_call>", "</tool_call>"),
+    ("<function_call>", "</function_call>"),
+    ("<functioncall>", "</functioncall>"),
+];
+
+/// A text that is nothing but calls in one or more wrappers (whitespace between
+/// them), read strictly: every call has a string name and object arguments (or JSON
+/// text of one), and no other key but `type: "function"` and an `id`. `None` for
+/// anything less clear.
 pub fn bare_calls(text: &str) -> Option<Vec<RawCall>> {
-    let mut body = text.trim();
-    if let Some(inner) = body.strip_prefix("```") {
-        let inner = inner.strip_prefix("json").unwrap_or(inner);
-        body = inner.strip_suffix("```")?.trim();
+    let mut rest = text.trim();
+    let mut calls = Vec::new();
+    while !rest.is_empty() {
+        let (block, after) = next_block(rest)?;
+        calls.extend(block);
+        rest = after.trim_start();
     }
-    if !body.starts_with('{') {
+    (!calls.is_empty()).then_some(calls)
+}
+
+/// The calls of the wrapper block at the start of `text`, and the text after it.
+fn next_block(text: &str) -> Option<(Vec<RawCall>, &str)> {
+    if let Some(inner) = text.strip_prefix("```") {
+        let end = inner.find("```")?;
+        let body = inner[..end]
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == '_')
+            .trim();
+        return Some((calls_in(body)?, &inner[end + 3..]));
+    }
+    for (open, close) in TAGS {
+        if let Some(inner) = text.strip_prefix(open) {
+            let end = inner.find(close)?;
+            let body = inner[..end].trim();
+            let calls = calls_in(body).or_else(|| tagged_functions(body))?;
+            return Some((calls, &inner[end + close.len()..]));
+        }
+    }
+    if text.starts_with("<function") {
+        return function_tag(text);
+    }
+    if text.starts_with(['{', '[']) {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        let value = values.next()?.ok()?;
+        let after = &text[values.byte_offset()..];
+        return Some((calls_of(value)?, after));
+    }
+    None
+}
+
+/// JSON calls: objects one after another, or arrays of them.
+fn calls_in(body: &str) -> Option<Vec<RawCall>> {
+    if !body.starts_with(['{', '[']) {
         return None;
     }
     let mut calls = Vec::new();
     for value in serde_json::Deserializer::from_str(body).into_iter::<Value>() {
-        let Value::Object(mut map) = value.ok()? else {
-            return None;
-        };
-        if map.len() != 2 {
-            return None;
-        }
-        let Some(Value::String(name)) = map.remove("name") else {
-            return None;
-        };
-        let arguments = map.remove("arguments").filter(Value::is_object)?;
-        calls.push(RawCall { name, arguments });
+        calls.extend(calls_of(value.ok()?)?);
     }
     (!calls.is_empty()).then_some(calls)
+}
+
+/// One call object, or an array of them.
+fn calls_of(value: Value) -> Option<Vec<RawCall>> {
+    match value {
+        Value::Array(items) if !items.is_empty() => items.into_iter().map(strict_call).collect(),
+        Value::Object(_) => Some(vec![strict_call(value)?]),
+        _ => None,
+    }
+}
+
+/// A call object whose keys are a name (`name`, or `function` as a name or as an
+/// object holding the call), arguments (`arguments` or `parameters`, an object or
+/// JSON text of one), and nothing else but `type: "function"` and `id`.
+fn strict_call(value: Value) -> Option<RawCall> {
+    let Value::Object(mut map) = value else {
+        return None;
+    };
+    if let Some(Value::Object(inner)) = map.get("function") {
+        if inner.contains_key("name") {
+            let Some(Value::Object(inner)) = map.remove("function") else {
+                return None;
+            };
+            if !map.keys().all(|k| k == "type" || k == "id") {
+                return None;
+            }
+            return strict_call(Value::Object(inner));
+        }
+    }
+    let name = match (map.remove("name"), map.remove("function")) {
+        (Some(Value::String(name)), None) | (None, Some(Value::String(name))) => name,
+        _ => return None,
+    };
+    let arguments = match (map.remove("arguments"), map.remove("parameters")) {
+        (Some(arguments), None) | (None, Some(arguments)) => arguments_of(arguments)?,
+        (None, None) => Value::Object(Map::new()),
+        _ => return None,
+    };
+    match map.remove("type") {
+        None => {}
+        Some(Value::String(kind)) if kind == "function" => {}
+        Some(_) => return None,
+    }
+    map.remove("id");
+    map.is_empty().then_some(RawCall { name, arguments })
+}
+
+/// Arguments as an object, or JSON text of an object.
+fn arguments_of(value: Value) -> Option<Value> {
+    match value {
+        Value::Object(_) => Some(value),
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(parsed @ Value::Object(_)) => Some(parsed),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `<function=NAME>{…}</function>`, `<function name="NAME">{…}</function>`,
+/// `<function name="NAME" arguments='{…}'>` (closed or not), at the start of `text`.
+fn function_tag(text: &str) -> Option<(Vec<RawCall>, &str)> {
+    let tag_end = text.find('>')?;
+    let tag = &text[..tag_end];
+    let after_tag = &text[tag_end + 1..];
+    let (name, inline) = if let Some(name) = tag.strip_prefix("<function=") {
+        (name.trim().to_string(), None)
+    } else {
+        let attributes = tag.strip_prefix("<function")?;
+        if !attributes.starts_with(char::is_whitespace) {
+            return None;
+        }
+        (
+            attribute(attributes, "name")?,
+            attribute(attributes, "arguments"),
+        )
+    };
+    if name.is_empty() {
+        return None;
+    }
+    let trimmed = after_tag.trim_start();
+    let (arguments, rest) = match inline {
+        Some(inline) => {
+            let rest = trimmed.strip_prefix("</function>").unwrap_or(trimmed);
+            (arguments_of(Value::String(inline))?, rest)
+        }
+        None => {
+            let end = trimmed.find("</function>")?;
+            let body = trimmed[..end].trim();
+            let arguments = if body.is_empty() {
+                Value::Object(Map::new())
+            } else {
+                arguments_of(Value::String(body.to_string()))?
+            };
+            (arguments, &trimmed[end + "</function>".len()..])
+        }
+    };
+    Some((vec![RawCall { name, arguments }], rest))
+}
+
+/// `key="value"` or `key='value'` in a tag's attributes.
+fn attribute(attributes: &str, key: &str) -> Option<String> {
+    let at = attributes.find(&format!("{key}="))? + key.len() + 1;
+    let rest = &attributes[at..];
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let end = rest[1..].find(quote)?;
+    Some(rest[1..1 + end].to_string())
+}
+
+/// `<function><name>NAME</name><arguments>{…}</arguments></function>`, one or more.
+fn tagged_functions(body: &str) -> Option<Vec<RawCall>> {
+    let mut calls = Vec::new();
+    let mut rest = body.trim();
+    while !rest.is_empty() {
+        let inner_end = rest.find("</function>")?;
+        let inner = rest.strip_prefix("<function>")?[..inner_end - "<function>".len()].trim();
+        let name = element(inner, "name")?.trim().to_string();
+        let arguments = match element(inner, "arguments").or_else(|| element(inner, "parameters")) {
+            Some(text) if !text.trim().is_empty() => {
+                arguments_of(Value::String(text.trim().to_string()))?
+            }
+            _ => Value::Object(Map::new()),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        calls.push(RawCall { name, arguments });
+        rest = rest[inner_end + "</function>".len()..].trim_start();
+    }
+    (!calls.is_empty()).then_some(calls)
+}
+
+/// The text of `<tag>…</tag>` in `text`.
+fn element<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&close)? + start;
+    Some(&text[start..end])
+}
+
+/// Where wrapped calls may begin in `text`: the start of the first line (from the line
+/// start `from` on) that opens with a wrapper (after spaces), or that is still too
+/// short to tell. Text before it is certainly not part of a wrapper.
+pub fn wrapper_start(text: &str, from: usize) -> Option<usize> {
+    let mut start = from;
+    loop {
+        let line = text[start..].trim_start_matches([' ', '\t']);
+        if line.is_empty() || may_open_wrapper(line) || opening_prefix(line) {
+            return Some(start);
+        }
+        let newline = text[start..].find('\n')?;
+        start += newline + 1;
+    }
+}
+
+/// Whether text that starts with `text` (already trimmed) may be a call written in
+/// some wrapper, so a stream must hold it until the reply ends.
+pub fn may_open_wrapper(text: &str) -> bool {
+    text.starts_with(['{', '[', '`', '<'])
+}
+
+/// Whether `line` is all of it a proper prefix of a wrapper opening (more text will
+/// tell).
+fn opening_prefix(line: &str) -> bool {
+    !line.contains('\n') && ["```", "<"].iter().any(|o| o.starts_with(line))
 }
 
 /// Every JSON object in `text` that looks like a call (`name` or `function`, with
@@ -87,19 +292,17 @@ pub fn json_objects(text: &str) -> Vec<Value> {
     found
 }
 
-/// Whether content that starts with `text` (already trimmed) may be a call written in
-/// some wrapper, so a stream must hold it until the reply ends.
-pub fn may_open_wrapper(text: &str) -> bool {
-    text.starts_with(['{', '[', '`', '<'])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
+    fn names(text: &str) -> Option<Vec<(String, Value)>> {
+        bare_calls(text).map(|calls| calls.into_iter().map(|c| (c.name, c.arguments)).collect())
+    }
+
     #[test]
-    fn only_replies_that_are_wholly_calls_are_read_as_bare_calls() {
+    fn only_text_that_is_wholly_calls_is_read_as_calls() {
         let one =
             bare_calls("{\"name\": \"list_dir\", \"arguments\": {\"path\": \".\"}}\n").unwrap();
         assert_eq!(one[0].name, "list_dir");
@@ -109,14 +312,51 @@ mod tests {
         for text in [
             "Sure: {\"name\": \"a\", \"arguments\": {}}",
             "{\"name\": \"a\", \"arguments\": {}} and then",
-            "{\"name\": \"a\", \"arguments\": \"{}\"}",
-            "{\"name\": \"a\", \"arguments\": {}, \"id\": 1}",
-            "{\"function\": \"a\", \"arguments\": {}}",
+            "{\"name\": \"a\", \"arguments\": \"not json\"}",
+            "{\"name\": \"a\", \"arguments\": {}, \"extra\": 1}",
             "{\"name\": \"a\", \"arguments\": {\"path\": ",
+            "{\"name\": \"a\", \"arguments\": [1]}",
+            "```json\n{\"title\": \"a config, not a call\"}\n```",
+            "<tools>not json</tools>",
             "The answer is 42.",
         ] {
             assert_eq!(bare_calls(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn the_wrappers_small_models_write_are_read() {
+        let expected = Some(vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
+        for text in [
+            "```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```",
+            "```\n{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n```",
+            "<tools>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tools>",
+            "<function_call>{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}</function_call>",
+            "[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]",
+            "{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}}",
+            "{\"function\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
+            "<function=get_weather>{\"city\": \"Paris\"}</function>",
+            "<function name=\"get_weather\" arguments='{\"city\": \"Paris\"}'>",
+            "<tools><function><name>get_weather</name><arguments>{\"city\": \"Paris\"}</arguments></function></tools>",
+        ] {
+            assert_eq!(names(text), expected, "{text}");
+        }
+        let parallel = "```json\n[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"x\": 1}}]\n```\n```json\n{\"name\": \"c\"}\n```";
+        assert_eq!(names(parallel).map(|c| c.len()), Some(3));
+    }
+
+    #[test]
+    fn a_wrapper_may_begin_at_the_start_of_any_line() {
+        let text = "I will check.\n```json\n{}";
+        assert_eq!(wrapper_start(text, 0), Some("I will check.\n".len()));
+        assert_eq!(wrapper_start("Plain text\nmore text", 0), None);
+        assert_eq!(
+            wrapper_start("Plain text\n", 0),
+            Some(11),
+            "a new line may open one"
+        );
+        assert_eq!(wrapper_start("Plain text\n`", 0), Some(11));
+        assert_eq!(wrapper_start("{", 0), Some(0));
     }
 
     #[test]

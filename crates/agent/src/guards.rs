@@ -1,0 +1,225 @@
+//! Answers that are not answers, held back with one specific note (the `full`
+//! profile): a reply that narrates tool use ("you can use the `search` function…")
+//! or announces a step instead of taking it; an answer while the output file the task
+//! names does not exist; and an answer after source edits that were never checked
+//! (the verification guard). Each hold is bounded, so a run always ends.
+
+use std::path::Path;
+
+use regex::Regex;
+
+use crate::prompt::verification_note;
+
+/// Why an answer is held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// Source files were edited and nothing checked them since.
+    Unverified(Vec<String>),
+    /// The reply talks about a step instead of taking it.
+    NotAnAnswer(String),
+    /// The task's output file does not exist.
+    MissingOutput(String),
+}
+
+impl Held {
+    /// The note the model gets.
+    pub(crate) fn note(&self) -> String {
+        match self {
+            Held::Unverified(files) => verification_note(files),
+            Held::NotAnAnswer(why) => format!(
+                "That was not an answer: {why}. Tools run only when you call them. Make the call now, or, if the task is done, reply with the final result itself."
+            ),
+            Held::MissingOutput(file) => format!(
+                "The task asks for `{file}`, and it does not exist yet. Write it with write_file (the whole content), then reply with a short final answer."
+            ),
+        }
+    }
+
+    /// The kind, for the trace.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Held::Unverified(_) => "unverified_edits",
+            Held::NotAnAnswer(_) => "not_an_answer",
+            Held::MissingOutput(_) => "missing_output",
+        }
+    }
+}
+
+/// How often each hold may happen in one run.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct HoldCounts {
+    /// Verification holds.
+    pub unverified: u32,
+    /// Non-answer holds.
+    pub not_an_answer: u32,
+    /// Missing-output holds.
+    pub missing_output: u32,
+}
+
+impl HoldCounts {
+    /// Whether `held` may still happen, counting it when it may.
+    pub(crate) fn allow(&mut self, held: &Held) -> bool {
+        let (count, cap) = match held {
+            Held::Unverified(_) => (&mut self.unverified, 2),
+            Held::NotAnAnswer(_) => (&mut self.not_an_answer, 2),
+            Held::MissingOutput(_) => (&mut self.missing_output, 1),
+        };
+        if *count >= cap {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+}
+
+/// Why `answer` is not an answer: it narrates the use of one of `tools` (names it and
+/// says a step would use it), or only announces what it is about to do.
+pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
+    let text = answer.trim();
+    let lower = text.to_lowercase();
+    let named = tools.iter().find(|tool| mentions_tool(&lower, tool));
+    if let Some(tool) = named {
+        if narrates(&lower) {
+            return Some(format!("it describes using `{tool}` instead of calling it"));
+        }
+    }
+    if announces(&lower) {
+        return Some("it announces a step and stops before taking it".into());
+    }
+    None
+}
+
+/// Whether `lower` names `tool` as a tool (in backticks, or next to "function"/"tool").
+fn mentions_tool(lower: &str, tool: &str) -> bool {
+    let tool = tool.to_lowercase();
+    if lower.contains(&format!("`{tool}`")) || lower.contains(&format!("{tool}(")) {
+        return true;
+    }
+    let words = ["function", "tool", "command"];
+    words
+        .iter()
+        .any(|w| lower.contains(&format!("{tool} {w}")) || lower.contains(&format!("{w} {tool}")))
+}
+
+/// Whether `lower` talks about using a tool rather than reporting what it found.
+fn narrates(lower: &str) -> bool {
+    static PHRASES: [&str; 14] = [
+        "you can use",
+        "you could use",
+        "you can call",
+        "we can use",
+        "i can use",
+        "i will use",
+        "i'll use",
+        "let me use",
+        "i will call",
+        "i'll call",
+        "to continue",
+        "next step",
+        "you would",
+        "can be used to",
+    ];
+    PHRASES.iter().any(|p| lower.contains(p))
+}
+
+/// Whether `lower` only announces a step: it opens with an intention and ends with a
+/// colon or is short and says nothing found.
+fn announces(lower: &str) -> bool {
+    let opens = [
+        "let me ",
+        "i will ",
+        "i'll ",
+        "now i will",
+        "now, i will",
+        "next, i",
+        "first, i",
+        "i am going to",
+        "i'm going to",
+    ]
+    .iter()
+    .any(|o| lower.starts_with(o));
+    opens && (lower.ends_with(':') || lower.len() < 160)
+}
+
+/// The file the task asks to be written (`… into a new file TODO.md`, `save it as
+/// out.json`), when it names one.
+pub(crate) fn output_file(task: &str) -> Option<String> {
+    let pattern = Regex::new(
+        r#"(?i)\b(?:write|writes|save|saves|create|creates|produce|generate|put|store)\b[^.!?\n]{0,80}?\b(?:in|into|to|as|named|called|file)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?[`'"]?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,8})\b"#,
+    )
+    .ok()?;
+    let found = pattern.captures(task)?.get(1)?.as_str();
+    let file = found.trim_end_matches(['.', ',']).to_string();
+    (!file.contains("..") && !file.starts_with('/')).then_some(file)
+}
+
+/// Whether the task's output file is missing from `root` (and was missing at the start,
+/// so the task is to create it).
+pub(crate) fn missing_output(root: &Path, file: &str) -> bool {
+    !root.join(file).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Vec<String> {
+        ["read_file", "write_file", "search", "list_dir"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    #[test]
+    fn narration_and_announcements_are_not_answers() {
+        for text in [
+            "To continue the search, you can use the `search` function with the `mode` set to \"content\".",
+            "I will use the read_file tool to open src/main.py.",
+            "Let me list the files first:",
+            "I'll check the directory.",
+        ] {
+            assert!(not_an_answer(text, &tools()).is_some(), "{text}");
+        }
+        for text in [
+            "TODO.md now lists the 4 TODO comments.",
+            "The function `parse` in src/lib.rs returns the count; I changed it to 3.",
+            "The secret is 42.",
+            "I searched the files: there are 4 TODOs, written to TODO.md.",
+        ] {
+            assert_eq!(not_an_answer(text, &tools()), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_output_file_is_found_in_the_task() {
+        for (task, file) in [
+            (
+                "Find every TODO comment and write them all into a new file TODO.md, one per line.",
+                "TODO.md",
+            ),
+            ("Summarize the log and save it as report.txt.", "report.txt"),
+            (
+                "Create a file named out/result.json with the totals.",
+                "out/result.json",
+            ),
+        ] {
+            assert_eq!(output_file(task).as_deref(), Some(file), "{task}");
+        }
+        for task in [
+            "Which file defines UserRepository?",
+            "Fix the bug in src/main.py.",
+            "Read notes.txt and tell me the secret.",
+        ] {
+            assert_eq!(output_file(task), None, "{task}");
+        }
+    }
+
+    #[test]
+    fn each_hold_is_bounded() {
+        let mut counts = HoldCounts::default();
+        let missing = Held::MissingOutput("a.md".into());
+        assert!(counts.allow(&missing));
+        assert!(!counts.allow(&missing));
+        let not = Held::NotAnAnswer("x".into());
+        assert!(counts.allow(&not) && counts.allow(&not) && !counts.allow(&not));
+    }
+}
