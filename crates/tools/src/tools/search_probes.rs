@@ -1,6 +1,9 @@
 //! When a search finds nothing, probes what would have matched: ignoring case, in
 //! hidden and ignored files, as literal text, as a file name (or as file contents),
-//! and without the glob. Each finding is reported with a count and a first example.
+//! and without the glob. Each finding is reported with a count and a first example;
+//! a finding that is most likely what was meant (the other mode, without the glob,
+//! ignoring case, as literal text) and short is listed in full, so the next step can
+//! use it instead of repeating the search.
 
 use super::search::render_hit;
 use super::search_engine::{
@@ -13,6 +16,8 @@ use crate::workspace::Workspace;
 const PROBE_MAX_FILES: usize = 20_000;
 /// Matches counted at most by one probe.
 const PROBE_MAX_COUNT: usize = 1_000;
+/// A finding of at most this many hits that is most likely what was meant is listed.
+const LISTED: usize = 20;
 
 /// The content search that found nothing.
 #[derive(Debug, Clone, Copy)]
@@ -45,10 +50,10 @@ pub(crate) fn probe_contents(
     let lines = |scope: Scope<'_>, regex: &str, case_insensitive: bool| {
         content_matcher(regex, case_insensitive)
             .ok()
-            .and_then(|matcher| search_contents(scope, &matcher, 1, PROBE_MAX_COUNT).ok())
+            .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
     };
     if let Some(tally) = lines(normal, query.regex, true) {
-        findings.push(finding(
+        findings.push(listed(
             workspace,
             "case-insensitive, it matches",
             &tally,
@@ -67,7 +72,7 @@ pub(crate) fn probe_contents(
     if query.literal_retry && literal != query.pattern {
         tried.push("as literal text");
         if let Some(tally) = lines(normal, &literal, false) {
-            findings.push(finding(
+            findings.push(listed(
                 workspace,
                 "as literal text, it matches",
                 &tally,
@@ -78,10 +83,9 @@ pub(crate) fn probe_contents(
     tried.push("as a file name");
     let names = NamePattern::Regex(query.regex.to_string());
     if let Some(tally) = names_tally(workspace, normal, &names, true) {
-        findings.push(
-            finding(workspace, "as a file name, it matches", &tally, "file")
-                .map(|text| format!("{text} (use mode \"files\" to list them)")),
-        );
+        findings.push(listed(workspace, "as a file name, it matches", &tally, "file").map(
+            |found| found.hint(" (use mode \"files\" to list them)"),
+        ));
     }
     if scope.glob.is_some() {
         tried.push("without the glob");
@@ -90,7 +94,7 @@ pub(crate) fn probe_contents(
             ..normal
         };
         if let Some(tally) = lines(unglobbed, query.regex, false) {
-            findings.push(finding(
+            findings.push(listed(
                 workspace,
                 "without the glob, it matches",
                 &tally,
@@ -120,7 +124,7 @@ pub(crate) fn probe_names(
     let mut tried = vec!["case-insensitive", "in hidden and ignored files"];
     let mut findings = Vec::new();
     if let Some(tally) = names_tally(workspace, normal, pattern, true) {
-        findings.push(finding(
+        findings.push(listed(
             workspace,
             "case-insensitive, it matches",
             &tally,
@@ -139,11 +143,11 @@ pub(crate) fn probe_names(
         tried.push("in file contents");
         let contents = content_matcher(regex, false)
             .ok()
-            .and_then(|matcher| search_contents(normal, &matcher, 1, PROBE_MAX_COUNT).ok());
+            .and_then(|matcher| search_contents(normal, &matcher, LISTED, PROBE_MAX_COUNT).ok());
         if let Some(tally) = contents {
             findings.push(
-                finding(workspace, "in file contents, it matches", &tally, "line")
-                    .map(|text| format!("{text} (use mode \"content\" to list them)")),
+                listed(workspace, "in file contents, it matches", &tally, "line")
+                    .map(|found| found.hint(" (use mode \"content\" to list them)")),
             );
         }
     }
@@ -154,7 +158,7 @@ pub(crate) fn probe_names(
             ..normal
         };
         if let Some(tally) = names_tally(workspace, unglobbed, pattern, false) {
-            findings.push(finding(
+            findings.push(listed(
                 workspace,
                 "without the glob, it matches",
                 &tally,
@@ -172,36 +176,90 @@ fn names_tally(
     case_insensitive: bool,
 ) -> Option<Tally> {
     let matcher = pattern.matcher(workspace.root(), case_insensitive).ok()?;
-    search_names(scope, &matcher, 1, PROBE_MAX_COUNT).ok()
+    search_names(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok()
+}
+
+/// One probe's finding: a sentence, and the hits themselves when they are listed.
+struct Finding {
+    sentence: String,
+    listing: Option<String>,
+}
+
+impl Finding {
+    /// The sentence with `text` after it, unless the hits are listed.
+    fn hint(mut self, text: &str) -> Self {
+        if self.listing.is_none() {
+            self.sentence.push_str(text);
+        }
+        self
+    }
 }
 
 /// `"<lead> 3 lines (e.g. src/a.rs:4: text)"`, or `None` when nothing matched.
-fn finding(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<String> {
+fn finding(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<Finding> {
     let example = tally.hits.first()?;
-    let count = if tally.incomplete {
+    Some(Finding {
+        sentence: format!(
+            "{lead} {} (e.g. {})",
+            counted(tally, noun),
+            render_hit(workspace, example)
+        ),
+        listing: None,
+    })
+}
+
+/// Like [`finding`], but 2 to [`LISTED`] hits are listed in full.
+fn listed(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<Finding> {
+    if tally.incomplete || tally.count < 2 || tally.count > LISTED || tally.hits.len() < tally.count {
+        return finding(workspace, lead, tally, noun);
+    }
+    let lines: Vec<String> = tally.hits.iter().map(|hit| render_hit(workspace, hit)).collect();
+    Some(Finding {
+        sentence: format!("{lead} {}", counted(tally, noun)),
+        listing: Some(lines.join("\n")),
+    })
+}
+
+fn counted(tally: &Tally, noun: &str) -> String {
+    if tally.incomplete {
         format!("at least {}", plural(tally.count, noun))
     } else {
         plural(tally.count, noun)
-    };
-    Some(format!(
-        "{lead} {count} (e.g. {})",
-        render_hit(workspace, example)
-    ))
+    }
 }
 
-fn summarize(pattern: &str, shown: &str, findings: Vec<Option<String>>, tried: &[&str]) -> String {
-    let findings: Vec<String> = findings.into_iter().flatten().collect();
+fn summarize(pattern: &str, shown: &str, findings: Vec<Option<Finding>>, tried: &[&str]) -> String {
+    let findings: Vec<Finding> = findings.into_iter().flatten().collect();
     if findings.is_empty() {
         return format!(
             "No matches for `{pattern}` in `{shown}`; nothing else matches either (tried {}): try a different pattern.",
             tried.join(", ")
         );
     }
-    let joined = findings.join("; ");
-    let mut characters = joined.chars();
-    let capitalized: String = characters
+    // Listed findings go last, each with its hits on the lines after it.
+    let (listings, sentences): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| f.listing.is_some());
+    let mut out = format!("No matches for `{pattern}` in `{shown}`.");
+    if !sentences.is_empty() {
+        let joined: Vec<String> = sentences.into_iter().map(|f| f.sentence).collect();
+        out.push(' ');
+        out.push_str(&capitalized(&joined.join("; ")));
+        out.push('.');
+    }
+    for found in listings {
+        out.push(' ');
+        out.push_str(&capitalized(&found.sentence));
+        out.push_str(":\n");
+        out.push_str(found.listing.as_deref().unwrap_or_default());
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+fn capitalized(text: &str) -> String {
+    let mut characters = text.chars();
+    characters
         .next()
         .map(|first| first.to_uppercase().chain(characters).collect())
-        .unwrap_or_default();
-    format!("No matches for `{pattern}` in `{shown}`. {capitalized}.")
+        .unwrap_or_default()
 }

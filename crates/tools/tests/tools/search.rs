@@ -257,3 +257,36 @@ fn access_is_a_read_of_the_searched_path() {
         Access::Read(vec![workspace.root().join("src")])
     );
 }
+
+#[test]
+fn a_short_finding_that_is_what_was_meant_is_listed_in_full() {
+    let (_dir, workspace) = project();
+    // A file-name search for text that is in file contents: the lines themselves.
+    let by_mode = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "fn alpha", "mode": "files"}),
+    );
+    assert!(by_mode.ok);
+    assert!(
+        by_mode.text.contains(
+            "In file contents, it matches 2 lines:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+        ),
+        "{}",
+        by_mode.text
+    );
+    assert!(!by_mode.text.contains("use mode"), "{}", by_mode.text);
+    // A glob that excludes every match: the matches without it.
+    let by_glob = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "alpha", "glob": "*.py"}),
+    );
+    assert!(
+        by_glob.text.ends_with(
+            "Without the glob, it matches 2 lines:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+        ),
+        "{}",
+        by_glob.text
+    );
+}
