@@ -45,6 +45,9 @@ impl<B: Backend> Agent<B> {
             }
         }
         run.failures.clean_reply();
+        // Identical calls in one reply run once.
+        let mut seen = std::collections::HashSet::new();
+        ready.retain(|call| seen.insert(call.key()));
         events.emit(&RunEvent::Calls {
             turn: run.turns,
             calls: ready
@@ -66,6 +69,17 @@ impl<B: Backend> Agent<B> {
         let mut exhausted = None;
         for (call, outcome) in ready.iter().zip(&outcomes) {
             run.tool_calls += 1;
+            if outcome.repeated_success {
+                // The same result again: say so, and after the second time decode the
+                // next reply as an answer.
+                run.repeats += 1;
+                run.answer_only = run.repeats >= 2;
+                let detail = format!("{}: the same successful call again", call.name);
+                if self.fail(run, FailureClass::Repetition, &detail, None, events) {
+                    exhausted = Some(FailureClass::Repetition);
+                }
+                continue;
+            }
             if outcome.ok {
                 run.failures.tool_succeeded();
                 continue;

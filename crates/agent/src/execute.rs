@@ -25,6 +25,8 @@ pub(crate) struct CallOutcome {
     pub timed_out: bool,
     /// Not run: the same call failed before.
     pub repeated: bool,
+    /// Not run: the same call succeeded before and nothing has changed since.
+    pub repeated_success: bool,
     /// What the model sees.
     pub text: String,
 }
@@ -35,6 +37,7 @@ impl CallOutcome {
             ok: false,
             timed_out: false,
             repeated: false,
+            repeated_success: false,
             text,
         }
     }
@@ -49,6 +52,7 @@ impl CallOutcome {
             ok: outcome.ok,
             timed_out: outcome.timed_out,
             repeated: false,
+            repeated_success: false,
             text,
         }
     }
@@ -59,6 +63,11 @@ impl CallOutcome {
 pub(crate) struct Memory {
     /// Calls that failed, by [`ReadyCall::key`], with their error.
     pub failed_calls: HashMap<String, String>,
+    /// Calls that succeeded, by [`ReadyCall::key`], with their result and the
+    /// [`Memory::changes`] count when they ran.
+    pub succeeded_calls: HashMap<String, (String, u64)>,
+    /// Calls run so far that may have changed something (writes, the shell).
+    pub changes: u64,
     /// Source files edited since the last test or build.
     pub unverified_edits: BTreeSet<String>,
 }
@@ -71,6 +80,8 @@ pub(crate) struct Executor {
     pub workspace: Arc<Workspace>,
     /// The longest any non-shell tool may run.
     pub tool_timeout: Duration,
+    /// A call that succeeded is not run again while nothing has changed (`full`).
+    pub skips_repeats: bool,
 }
 
 impl Executor {
@@ -100,7 +111,18 @@ impl Executor {
                 let call = &calls[index];
                 let outcome = match run {
                     Started::Done(outcome) => outcome,
-                    Started::Running(handle) => self.finish(call, handle, memory).await,
+                    Started::Running(handle) => {
+                        let outcome = self.finish(call, handle, memory).await;
+                        if !matches!(accesses[index], Access::Read(_)) {
+                            memory.changes += 1;
+                        }
+                        if outcome.ok {
+                            memory
+                                .succeeded_calls
+                                .insert(call.key(), (outcome.text.clone(), memory.changes));
+                        }
+                        outcome
+                    }
                 };
                 events.emit(&RunEvent::ToolResult {
                     turn,
@@ -130,6 +152,15 @@ impl Executor {
                 repeated: true,
                 ..CallOutcome::failed(recovery::repetition_note(previous))
             });
+        }
+        if let Some((previous, changes)) = memory.succeeded_calls.get(&call.key()) {
+            if self.skips_repeats && *changes == memory.changes {
+                return Started::Done(CallOutcome {
+                    ok: true,
+                    repeated_success: true,
+                    ..CallOutcome::failed(recovery::repeated_success_note(previous))
+                });
+            }
         }
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             let names = self.registry.names().join(", ");

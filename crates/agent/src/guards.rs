@@ -76,6 +76,9 @@ impl HoldCounts {
 /// says a step would use it), or only announces what it is about to do.
 pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
     let text = answer.trim();
+    if rein_format::read::bare_calls(text).is_some() {
+        return Some("it is a call written as text, not an answer".into());
+    }
     let lower = text.to_lowercase();
     let named = tools.iter().find(|tool| mentions_tool(&lower, tool));
     if let Some(tool) = named {

@@ -138,6 +138,19 @@ pub fn schema_note(tool: &str, detail: &str) -> String {
     format!("Your call of `{tool}` was not run: {detail}. Fix that argument and call it again.")
 }
 
+/// The result given instead of running a call that already succeeded, when nothing
+/// has changed since: the earlier result (shortened) and what to do instead.
+pub fn repeated_success_note(previous: &str) -> String {
+    const SHOWN: usize = 1200;
+    let shown: String = previous.chars().take(SHOWN).collect();
+    let cut = if previous.chars().count() > SHOWN {
+        "\n[…]"
+    } else {
+        ""
+    };
+    format!("You already made exactly this call, and nothing has changed since. Its result was:\n{shown}{cut}\nDo not repeat it: use this result to answer the task, or make a different call.")
+}
+
 /// The result given instead of running the same failing call again.
 pub fn repetition_note(previous_error: &str) -> String {
     let first_line = previous_error.lines().next().unwrap_or_default();

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use rein_engine::{Backend, BackendInfo, Completion, NoEvents, Sampling, TurnRequest};
+use rein_engine::{Backend, BackendInfo, Completion, NoEvents, ReadMode, Sampling, TurnRequest};
 use rein_format::{ToolSet, ToolSetError};
 use rein_protocol::{
     EventSink, FunctionSpec, Message, NoSink, RunEvent, RunResult, StopReason, ToolSpec,
@@ -89,6 +89,7 @@ impl<B: Backend> Agent<B> {
                 registry,
                 workspace: Arc::new(workspace),
                 tool_timeout: config.tool_timeout,
+                skips_repeats: strategy.guards_answers(),
             },
             tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
             tools: Arc::new(tools),
@@ -129,6 +130,7 @@ impl<B: Backend> Agent<B> {
                 Ok(completion) => completion,
                 Err(end) => break end,
             };
+            run.answer_only = false;
             run.account(&completion);
             self.keep_in_context(&mut run.history, &completion, run.turns, events);
             events.emit(&turn_event(&run, &completion));
@@ -249,7 +251,15 @@ impl<B: Backend> Agent<B> {
     /// The request of the next turn: the history (and a retry's note), shaped by the
     /// profile.
     fn request(&self, run: &RunState) -> TurnRequest {
-        let shape = self.strategy.shape(self.config.tool_format, run.force_call);
+        let mut shape = self.strategy.shape(self.config.tool_format, run.force_call);
+        if run.answer_only {
+            // The same call twice gave the same result: this reply answers. The tools
+            // stay in the prompt (its cached prefix with them); a call is cut at its
+            // opening and the text is the answer.
+            shape.constrained = false;
+            shape.read = ReadMode::TEXT;
+            shape.stop.push(self.info.family.call_opener().to_string());
+        }
         let mut messages = run.history.clone();
         if let Some(note) = &run.note {
             messages.push(Message::user(note));

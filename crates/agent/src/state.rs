@@ -55,6 +55,10 @@ pub(crate) struct RunState {
     pub attempt: u32,
     /// The next request must be a call.
     pub force_call: bool,
+    /// Successful calls made again with nothing changed since.
+    pub repeats: u32,
+    /// The next reply is decoded as an answer (no calls).
+    pub answer_only: bool,
 }
 
 impl RunState {
@@ -82,6 +86,8 @@ impl RunState {
             reply_tokens,
             attempt: 1,
             force_call: false,
+            repeats: 0,
+            answer_only: false,
         }
     }
 

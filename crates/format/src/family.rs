@@ -94,6 +94,16 @@ impl Family {
         }
     }
 
+    /// The text that opens a call in this family's syntax.
+    pub fn call_opener(self) -> &'static str {
+        match self {
+            Family::Hermes | Family::Generic => hermes::CALL_OPEN,
+            Family::Llama3 => llama3::PYTHON_TAG,
+            Family::Mistral => mistral::TOOL_CALLS,
+            Family::Gemma => gemma::CALL_OPEN,
+        }
+    }
+
     /// Whether a template of this family can render tools itself.
     pub fn has_native_tools(self) -> bool {
         self != Family::Generic

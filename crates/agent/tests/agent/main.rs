@@ -2,6 +2,7 @@
 //! stop reason, every recovery class, batch ordering, the verification guard, traces
 //! and the four profiles. One test binary; the shared helpers are here.
 
+mod guards;
 mod profiles;
 mod recovery;
 mod steps;
@@ -38,15 +39,16 @@ struct Run {
 }
 
 fn run_with(dir: &Path, replies: Vec<String>, native: bool, config: RunConfig) -> Run {
+    run_task(dir, "do the task", replies, native, config)
+}
+
+fn run_task(dir: &Path, task: &str, replies: Vec<String>, native: bool, config: RunConfig) -> Run {
     let backend = ScriptedBackend::new(replies, native);
     let mut agent = Agent::new(backend, workspace(dir), &Registry::builtin(), config).unwrap();
     let trace_dir = tempfile::tempdir().unwrap();
     let trace_path = trace_dir.path().join("run.jsonl");
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let result = runtime.block_on(agent.run(
-        "do the task",
-        Some(TraceWriter::create(&trace_path).unwrap()),
-    ));
+    let result = runtime.block_on(agent.run(task, Some(TraceWriter::create(&trace_path).unwrap())));
     let events = read_trace(&trace_path).unwrap();
     Run {
         result,

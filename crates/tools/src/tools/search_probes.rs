@@ -83,9 +83,10 @@ pub(crate) fn probe_contents(
     tried.push("as a file name");
     let names = NamePattern::Regex(query.regex.to_string());
     if let Some(tally) = names_tally(workspace, normal, &names, true) {
-        findings.push(listed(workspace, "as a file name, it matches", &tally, "file").map(
-            |found| found.hint(" (use mode \"files\" to list them)"),
-        ));
+        findings.push(
+            listed(workspace, "as a file name, it matches", &tally, "file")
+                .map(|found| found.hint(" (use mode \"files\" to list them)")),
+        );
     }
     if scope.glob.is_some() {
         tried.push("without the glob");
@@ -210,10 +211,15 @@ fn finding(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Opti
 
 /// Like [`finding`], but 2 to [`LISTED`] hits are listed in full.
 fn listed(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<Finding> {
-    if tally.incomplete || tally.count < 2 || tally.count > LISTED || tally.hits.len() < tally.count {
+    if tally.incomplete || tally.count < 2 || tally.count > LISTED || tally.hits.len() < tally.count
+    {
         return finding(workspace, lead, tally, noun);
     }
-    let lines: Vec<String> = tally.hits.iter().map(|hit| render_hit(workspace, hit)).collect();
+    let lines: Vec<String> = tally
+        .hits
+        .iter()
+        .map(|hit| render_hit(workspace, hit))
+        .collect();
     Some(Finding {
         sentence: format!("{lead} {}", counted(tally, noun)),
         listing: Some(lines.join("\n")),
