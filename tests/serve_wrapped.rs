@@ -31,6 +31,7 @@ fn strict_reading(server: &TestServer, body: &Value) -> rein_format::Reply {
         temperature: 0.0,
         top_p: 1.0,
         seed: body["seed"].as_u64().unwrap_or(0) as u32,
+        repeat_penalty: 1.0,
     };
     request.max_tokens = body["max_tokens"].as_u64().map(|m| m as u32);
     runtime.block_on(async {

@@ -85,6 +85,11 @@ pub struct RunArgs {
     /// The remote model's tokenizer.json, for token counts when the server reports none.
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
+    /// A run setting by name, repeatable: describe, temperature, top_p,
+    /// repeat_penalty, call_example, wrapper_grammar, answer_guards, verification_guard,
+    /// parallel_calls, reply_tokens (e.g. `--set call_example=off`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<String>,
 }
 
 /// Runs `rein run`.
@@ -178,6 +183,14 @@ fn run_config(args: &RunArgs) -> anyhow::Result<RunConfig> {
         "compact" => DescriptionStyle::Compact,
         other => anyhow::bail!("--describe must be full or compact, got `{other}`"),
     };
+    for setting in &args.settings {
+        let (key, value) = setting
+            .split_once('=')
+            .with_context(|| format!("--set `{setting}`: write KEY=VALUE"))?;
+        config
+            .set(key.trim(), value.trim())
+            .with_context(|| format!("--set {setting}"))?;
+    }
     Ok(config)
 }
 

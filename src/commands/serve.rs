@@ -44,6 +44,11 @@ pub struct ServeArgs {
     /// The model name clients see (default: the --model value).
     #[arg(long)]
     pub name: Option<String>,
+    /// Do not show an example of several calls in one reply in prompts that offer tools
+    /// with parallel calls (small models otherwise make one call where several are
+    /// needed).
+    #[arg(long)]
+    pub no_call_example: bool,
 }
 
 /// Runs `rein serve` until Ctrl-C.
@@ -75,7 +80,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .name
             .clone()
             .unwrap_or_else(|| args.model.model.clone());
-        let model = ServedModel::new(LocalModel::new(engine)?, name, tool_format, per_request);
+        let model = ServedModel::new(LocalModel::new(engine)?, name, tool_format, per_request)
+            .with_call_example(!args.no_call_example);
         let state = Arc::new(AppState::new(model, api_key, args.max_body_bytes));
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
             .await

@@ -41,7 +41,20 @@ pub struct RunConfig {
     /// Native calling when the template supports tools, or emulated (tools taught in
     /// the system prompt in the model's family syntax) for A/B runs.
     pub tool_format: ToolFormat,
+    /// Nucleus sampling mass (1 = off).
+    pub top_p: f32,
+    /// Penalty for repeating recent tokens (1 = off).
+    pub repeat_penalty: f32,
+    /// Show an example of several calls in one reply (`full`).
+    pub call_example: bool,
+    /// Decode calls in the model's own wrappers under the tool grammar (`full`).
+    pub wrapper_grammar: bool,
 }
+
+/// A setting `RunConfig::set` does not know, or a value it cannot take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SettingError(String);
 
 impl RunConfig {
     /// Defaults for `profile`: 30 turns, 16k generated tokens, 15 minutes, replies of
@@ -62,7 +75,83 @@ impl RunConfig {
             describe: DescriptionStyle::Full,
             tool_timeout: Duration::from_secs(300),
             tool_format: ToolFormat::Native,
+            top_p: 0.95,
+            repeat_penalty: 1.0,
+            call_example: profile == Profile::Full,
+            wrapper_grammar: true,
         }
+    }
+
+    /// The settings [`Self::set`] takes, for A/B runs.
+    pub const SETTINGS: [&'static str; 10] = [
+        "describe",
+        "temperature",
+        "top_p",
+        "repeat_penalty",
+        "call_example",
+        "wrapper_grammar",
+        "answer_guards",
+        "verification_guard",
+        "parallel_calls",
+        "reply_tokens",
+    ];
+
+    /// Changes one setting by name (`describe=compact`, `temperature=0`,
+    /// `call_example=off`, ...).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SettingError> {
+        let number = |range: std::ops::RangeInclusive<f32>| {
+            value
+                .parse::<f32>()
+                .ok()
+                .filter(|v| range.contains(v))
+                .ok_or_else(|| {
+                    SettingError(format!("{key} takes a number in {range:?}, not `{value}`"))
+                })
+        };
+        let switch = || match value {
+            "on" | "true" | "yes" => Ok(true),
+            "off" | "false" | "no" => Ok(false),
+            _ => Err(SettingError(format!(
+                "{key} takes on or off, not `{value}`"
+            ))),
+        };
+        match key {
+            "describe" => {
+                self.describe = match value {
+                    "full" => DescriptionStyle::Full,
+                    "compact" => DescriptionStyle::Compact,
+                    _ => {
+                        return Err(SettingError(format!(
+                            "describe takes full or compact, not `{value}`"
+                        )))
+                    }
+                }
+            }
+            "temperature" => self.temperature = number(0.0..=5.0)?,
+            "top_p" => self.top_p = number(0.01..=1.0)?,
+            "repeat_penalty" => self.repeat_penalty = number(0.5..=2.0)?,
+            "call_example" => self.call_example = switch()?,
+            "wrapper_grammar" => self.wrapper_grammar = switch()?,
+            "answer_guards" => self.answer_guards = switch()?,
+            "verification_guard" => self.verification_guard = switch()?,
+            "parallel_calls" => self.parallel_calls = switch()?,
+            "reply_tokens" => {
+                self.reply_tokens = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|v| (16..=4096).contains(v))
+                    .ok_or_else(|| {
+                        SettingError(format!("reply_tokens takes 16 to 4096, not `{value}`"))
+                    })?
+            }
+            other => {
+                return Err(SettingError(format!(
+                    "unknown setting `{other}` (settings: {})",
+                    Self::SETTINGS.join(", ")
+                )))
+            }
+        }
+        Ok(())
     }
 
     /// Every setting, for traces and eval records.
@@ -82,6 +171,33 @@ impl RunConfig {
             "describe": self.describe.as_str(),
             "tool_timeout_s": self.tool_timeout.as_secs_f64(),
             "tool_format": self.tool_format.as_str(),
+            "top_p": self.top_p,
+            "repeat_penalty": self.repeat_penalty,
+            "call_example": self.call_example,
+            "wrapper_grammar": self.wrapper_grammar,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_set_by_name_and_bad_ones_refused() {
+        let mut config = RunConfig::new(Profile::Full);
+        config.set("describe", "compact").unwrap();
+        config.set("temperature", "0").unwrap();
+        config.set("call_example", "off").unwrap();
+        config.set("repeat_penalty", "1.1").unwrap();
+        assert_eq!(config.describe, DescriptionStyle::Compact);
+        assert_eq!(config.temperature, 0.0);
+        assert!(!config.call_example);
+        assert_eq!(config.repeat_penalty, 1.1);
+        assert!(config.set("temperature", "hot").is_err());
+        assert!(config.set("call_example", "maybe").is_err());
+        let unknown = config.set("colour", "blue").unwrap_err().to_string();
+        assert!(unknown.contains("settings: describe"), "{unknown}");
+        assert_eq!(config.to_json()["call_example"], false);
     }
 }

@@ -21,7 +21,7 @@ mod schedule;
 mod state;
 mod validate;
 
-pub use config::RunConfig;
+pub use config::{RunConfig, SettingError};
 pub use context::{compact, Compaction, ContextPolicy};
 pub use facts::detect as workspace_facts;
 pub use profile::{Profile, UnknownProfile};

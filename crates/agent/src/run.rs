@@ -274,11 +274,14 @@ impl<B: Backend> Agent<B> {
             constrained: shape.constrained,
             parallel_calls: self.config.parallel_calls,
             response: None,
+            call_example: self.config.call_example && self.strategy.guards_answers(),
+            wrapper_grammar: self.config.wrapper_grammar,
             read: shape.read,
             sampling: Sampling {
                 temperature: self.config.temperature,
+                top_p: self.config.top_p,
                 seed: self.config.seed.wrapping_add(run.requests),
-                ..Sampling::default()
+                repeat_penalty: self.config.repeat_penalty,
             },
             max_tokens: Some(
                 run.reply_tokens

@@ -16,15 +16,18 @@ pub struct Sampling {
     pub top_p: f32,
     /// Random seed.
     pub seed: u32,
+    /// Penalty for repeating recent tokens (1 = off).
+    pub repeat_penalty: f32,
 }
 
 impl Default for Sampling {
-    /// Temperature 0.7, top-p 0.95, seed 0.
+    /// Temperature 0.7, top-p 0.95, seed 0, no repeat penalty.
     fn default() -> Self {
         Sampling {
             temperature: 0.7,
             top_p: 0.95,
             seed: 0,
+            repeat_penalty: 1.0,
         }
     }
 }
@@ -48,6 +51,10 @@ pub struct TurnRequest {
     pub parallel_calls: bool,
     /// Without calls, a reply of this schema.
     pub response: Option<Schema>,
+    /// Show an example of several calls in one reply (parallel calls only).
+    pub call_example: bool,
+    /// Decode calls in the model's own wrappers under the tool grammar too.
+    pub wrapper_grammar: bool,
     /// How the reply is read.
     pub read: ReadMode,
     /// Sampling.
@@ -70,6 +77,8 @@ impl TurnRequest {
             constrained: false,
             parallel_calls: true,
             response: None,
+            call_example: false,
+            wrapper_grammar: true,
             read: ReadMode::TEXT,
             sampling: Sampling::default(),
             max_tokens: None,
@@ -88,6 +97,8 @@ impl TurnRequest {
             constrained: self.constrained,
             parallel: self.parallel_calls,
             response: self.response.as_ref(),
+            call_example: self.call_example,
+            wrapper_grammar: self.wrapper_grammar,
             stop: &self.stop,
         }
     }

@@ -21,8 +21,19 @@ pub struct Baseline {
     pub tool_format: String,
 }
 
-/// The variables an experiment may change.
+/// The variables an experiment may change, besides the run settings of
+/// [`rein_agent::RunConfig::SETTINGS`] (`describe`, `temperature`, `call_example`, …).
 pub const VARIABLES: [&str; 5] = ["profile", "model", "kv", "quant", "tool_format"];
+
+/// Every key `--ab` takes.
+fn keys() -> String {
+    VARIABLES
+        .iter()
+        .chain(rein_agent::RunConfig::SETTINGS.iter())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// One arm: the baseline with (at most) one setting changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,9 +50,22 @@ pub struct Arm {
     pub kv: String,
     /// native or emulated.
     pub tool_format: String,
+    /// A run setting this arm changes (`call_example`, `off`), applied over the task's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setting: Option<(String, String)>,
 }
 
 impl Arm {
+    /// Applies the arm's run setting, if it has one.
+    pub fn apply(&self, config: &mut rein_agent::RunConfig) -> Result<(), EvalError> {
+        match &self.setting {
+            Some((key, value)) => config
+                .set(key, value)
+                .map_err(|e| EvalError::Setting(format!("--ab {key}: {e}"))),
+            None => Ok(()),
+        }
+    }
+
     /// The profile, parsed.
     pub fn profile(&self) -> Result<Profile, EvalError> {
         self.profile
@@ -86,6 +110,7 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
         quant: None,
         kv: base.kv.clone(),
         tool_format: base.tool_format.clone(),
+        setting: None,
     };
     let Some(ab) = ab else {
         check(&baseline)?;
@@ -94,7 +119,7 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
     let (key, values) = ab.split_once('=').ok_or_else(|| {
         EvalError::Setting(format!(
             "--ab `{ab}`: write key=value1,value2 (keys: {})",
-            VARIABLES.join(", ")
+            keys()
         ))
     })?;
     let key = key.trim();
@@ -118,10 +143,13 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
             "kv" => arm.kv = value.into(),
             "tool_format" => arm.tool_format = value.into(),
             "quant" => arm.quant = (value != "source").then(|| value.to_ascii_lowercase()),
+            setting if rein_agent::RunConfig::SETTINGS.contains(&setting) => {
+                arm.setting = Some((setting.to_string(), value.to_string()));
+            }
             other => {
                 return Err(EvalError::Setting(format!(
                     "--ab: `{other}` cannot be varied (keys: {})",
-                    VARIABLES.join(", ")
+                    keys()
                 )))
             }
         }
@@ -137,10 +165,10 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
 }
 
 fn check(arm: &Arm) -> Result<(), EvalError> {
-    arm.profile()?;
+    let mut config = rein_agent::RunConfig::new(arm.profile()?);
     arm.kv()?;
     arm.tool_format()?;
-    Ok(())
+    arm.apply(&mut config)
 }
 
 #[cfg(test)]
@@ -167,6 +195,14 @@ mod tests {
         assert_eq!(quant[0].quant, None);
         assert_eq!(quant[1].quant.as_deref(), Some("q3_k_m"));
         assert_eq!(super::arms(&base(), None).unwrap()[0].name, "base");
+        let setting = super::arms(&base(), Some("call_example=on,off")).unwrap();
+        assert_eq!(
+            setting[1].setting,
+            Some(("call_example".into(), "off".into()))
+        );
+        let mut config = rein_agent::RunConfig::new(rein_agent::Profile::Full);
+        setting[1].apply(&mut config).unwrap();
+        assert!(!config.call_example);
     }
 
     #[test]
@@ -174,7 +210,8 @@ mod tests {
         for ab in [
             "profile=naive",
             "profile=naive,clever",
-            "temperature=0,1",
+            "temperature=0,hot",
+            "colour=red,blue",
             "kv=f16,q9",
             "profile",
         ] {

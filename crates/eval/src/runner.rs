@@ -355,6 +355,7 @@ fn run_config(arm: &Arm, task: &Task, seed: u32, temperature: f32) -> Result<Run
     config.temperature = temperature;
     config.seed = seed;
     config.tool_format = arm.tool_format()?;
+    arm.apply(&mut config)?;
     Ok(config)
 }
 

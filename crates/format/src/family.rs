@@ -118,12 +118,25 @@ impl Family {
         choice: &ToolChoice,
         parallel: bool,
     ) -> Option<Grammar> {
-        let form = match self {
+        self.call_grammar_with(tools, choice, parallel, true)
+    }
+
+    /// [`Self::call_grammar`], with the grammar for calls in the model's own wrappers
+    /// (fences, `<tools>`, bare JSON: Hermes under `auto`) on or off.
+    pub fn call_grammar_with(
+        self,
+        tools: &ToolSet,
+        choice: &ToolChoice,
+        parallel: bool,
+        wrappers: bool,
+    ) -> Option<Grammar> {
+        let mut form = match self {
             Family::Hermes | Family::Generic => hermes::call_form(),
             Family::Llama3 => llama3::call_form(),
             Family::Mistral => mistral::call_form(),
             Family::Gemma => gemma::call_form(),
         };
+        form.wrappers &= wrappers;
         grammar::call_grammar(tools, choice, parallel, &form)
     }
 

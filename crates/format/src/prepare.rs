@@ -31,6 +31,11 @@ pub struct TurnSpec<'a> {
     pub parallel: bool,
     /// Without calls, a reply of this schema (decoded under its grammar).
     pub response: Option<&'a Schema>,
+    /// Show an example of several calls in one reply (when parallel calls are allowed):
+    /// small models otherwise make one call where several are needed.
+    pub call_example: bool,
+    /// Decode calls the model writes in its own wrappers under the tool grammar too.
+    pub wrapper_grammar: bool,
     /// Strings that end the reply.
     pub stop: &'a [String],
 }
@@ -48,6 +53,8 @@ impl<'a> TurnSpec<'a> {
             constrained: false,
             parallel: true,
             response: None,
+            call_example: false,
+            wrapper_grammar: true,
             stop: &[],
         }
     }
@@ -104,7 +111,7 @@ impl ModelFormat {
 pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedTurn {
     let native = native && turn.tool_format == ToolFormat::Native;
     let offered = turn.offers_tools().then_some(turn.tools).flatten();
-    let (messages, tools) = match offered {
+    let (mut messages, tools) = match offered {
         Some(set) if native => (
             turn.messages.to_vec(),
             Some(offered_definitions(set, turn.choice)),
@@ -120,8 +127,16 @@ pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedT
         None if native => (turn.messages.to_vec(), None),
         None => (family.emulate_history(turn.messages), None),
     };
+    if let Some(example) = offered
+        .filter(|_| turn.call_example && turn.parallel)
+        .and_then(|set| parallel_example(family, set, turn.choice))
+    {
+        teach(&mut messages, &example);
+    }
     let grammar = match offered {
-        Some(set) if turn.constrained => family.call_grammar(set, turn.choice, turn.parallel),
+        Some(set) if turn.constrained => {
+            family.call_grammar_with(set, turn.choice, turn.parallel, turn.wrapper_grammar)
+        }
         _ => turn
             .response
             .map(|schema| Grammar::strict(rein_schema::schema_grammar(schema))),
@@ -157,6 +172,40 @@ pub fn taught_tools(
             text
         }
     }
+}
+
+/// A line that asks for every needed call in one reply, with two calls of the first
+/// offered tool that takes an argument written in the family's syntax (placeholder
+/// values), or `None` when no offered tool takes one.
+fn parallel_example(family: Family, tools: &ToolSet, choice: &ToolChoice) -> Option<String> {
+    let (tool, property, kind) = tools.offered(choice).into_iter().find_map(|tool| {
+        let schema = tool.spec.function.parameters.as_ref()?;
+        let required = schema.get("required")?.as_array()?;
+        let name = required.first()?.as_str()?;
+        let kind = schema.pointer(&format!(
+            "/properties/{}/type",
+            name.replace('~', "~0").replace('/', "~1")
+        ))?;
+        Some((
+            tool.name.as_str(),
+            name.to_string(),
+            kind.as_str().unwrap_or("string").to_string(),
+        ))
+    })?;
+    let value = |n: u8| match kind.as_str() {
+        "integer" | "number" => Value::from(n),
+        _ => Value::String(format!("{} item", if n == 1 { "first" } else { "second" })),
+    };
+    let call = |n| {
+        let mut arguments = serde_json::Map::new();
+        arguments.insert(property.clone(), value(n));
+        Value::Object(arguments)
+    };
+    let (first, second) = (call(1), call(2));
+    let calls = family.calls_text(&[(tool, &first), (tool, &second)]);
+    Some(format!(
+        "When a request needs several calls, write them all in one reply, one after another. For example, a request about two items gets:\n{calls}"
+    ))
 }
 
 /// The sanitized definitions of the tools `choice` offers.

@@ -145,6 +145,7 @@ impl Backend for LocalBackend {
             temperature: request.sampling.temperature,
             top_p: request.sampling.top_p,
             seed: request.sampling.seed,
+            repeat_penalty: request.sampling.repeat_penalty,
             ..SamplingParams::default()
         };
         generate.max_tokens = request

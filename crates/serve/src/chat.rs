@@ -71,7 +71,7 @@ async fn answer<S: SessionSource>(
     })?;
     let turn = request::prepare(request::parse(&body)?)?;
     let model = &state.model;
-    let counted = turn.request(model.tool_format(), None);
+    let counted = turn.request(model.tool_format(), model.call_example(), None);
     let prompt_tokens = model.source().count_prompt(&counted).await?;
     let context = model.context_per_request() as usize;
     if prompt_tokens >= context {
@@ -86,6 +86,7 @@ async fn answer<S: SessionSource>(
     let room = (context - prompt_tokens) as u32;
     let request = turn.request(
         model.tool_format(),
+        model.call_example(),
         Some(turn.max_tokens.map_or(room, |m| m.min(room))),
     );
     let mut session = {

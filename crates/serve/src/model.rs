@@ -10,6 +10,7 @@ pub struct ServedModel<S: SessionSource> {
     id: String,
     tool_format: ToolFormat,
     context_per_request: u32,
+    call_example: bool,
 }
 
 impl<S: SessionSource> std::fmt::Debug for ServedModel<S> {
@@ -40,7 +41,20 @@ impl<S: SessionSource> ServedModel<S> {
             source,
             id: id.into(),
             tool_format,
+            call_example: true,
         }
+    }
+
+    /// Whether prompts that offer tools with parallel calls show an example of several
+    /// calls in one reply (on unless turned off).
+    pub fn with_call_example(mut self, on: bool) -> Self {
+        self.call_example = on;
+        self
+    }
+
+    /// Whether prompts show an example of several calls in one reply.
+    pub fn call_example(&self) -> bool {
+        self.call_example
     }
 
     /// The source of sessions.

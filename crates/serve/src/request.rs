@@ -60,7 +60,12 @@ impl Turn {
 
     /// The engine request of this turn: tools under the call grammar, read with every
     /// repair a client can rely on (a wrapped call counts only when it validates).
-    pub fn request(&self, tool_format: ToolFormat, max_tokens: Option<u32>) -> TurnRequest {
+    pub fn request(
+        &self,
+        tool_format: ToolFormat,
+        call_example: bool,
+        max_tokens: Option<u32>,
+    ) -> TurnRequest {
         TurnRequest {
             messages: self.messages.clone(),
             tools: self.tools.clone(),
@@ -73,6 +78,8 @@ impl Turn {
                 ResponseFormat::Text => None,
                 ResponseFormat::Json { schema } => Some(schema.clone()),
             },
+            call_example,
+            wrapper_grammar: true,
             read: if self.offers_tools() {
                 ReadMode::CLIENT
             } else {
@@ -184,6 +191,7 @@ pub fn prepare(request: ChatRequest) -> Result<Turn, ApiError> {
             temperature,
             top_p,
             seed,
+            repeat_penalty: 1.0,
         },
         max_tokens,
         stop,

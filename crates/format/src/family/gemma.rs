@@ -33,6 +33,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         separator: Vec::new(),
         triggers: vec![regex_escape(CALL_OPEN)],
         values: &ObjectNotation,
+        wrappers: false,
     }
 }
 

@@ -4,7 +4,7 @@
 //! calls are allowed.
 
 use rein_protocol::Grammar;
-use rein_schema::gbnf::{group, lit, repeat, rule_name, seq, Item, Repeat};
+use rein_schema::gbnf::{alt, ch, chars, group, lit, repeat, rule_name, seq, Item, Repeat};
 use rein_schema::{GrammarBuilder, ValueSyntax};
 
 use crate::hermes::MAX_PARALLEL_CALLS;
@@ -26,6 +26,9 @@ pub(crate) struct CallForm<'a> {
     pub triggers: Vec<String>,
     /// How argument values are written.
     pub values: &'a dyn ValueSyntax,
+    /// Under `auto`, also decode calls the model writes as JSON in its own wrappers
+    /// (fences, `<tools>`, bare at the reply's start) once their opening names a tool.
+    pub wrappers: bool,
 }
 
 /// The grammar for `choice` over `tools` in `form`; `None` when unconstrained.
@@ -35,20 +38,30 @@ pub(crate) fn call_grammar(
     parallel: bool,
     form: &CallForm<'_>,
 ) -> Option<Grammar> {
+    let wrappers = form.wrappers && *choice == ToolChoice::Auto;
     let offered = tools.offered(choice);
     if offered.is_empty() {
         return None;
     }
     let mut builder = GrammarBuilder::new();
-    let branches: Vec<_> = offered
+    let arguments: Vec<Item> = offered
         .iter()
         .map(|tool| {
-            let args = builder.schema(
+            builder.schema(
                 &tool.sanitized.schema,
                 &format!("args-{}", rule_name(&tool.name)),
                 form.values,
-            );
-            let mut body = vec![lit(&format!("{}{}", tool.name, form.after_name)), args];
+            )
+        })
+        .collect();
+    let branches: Vec<_> = offered
+        .iter()
+        .zip(&arguments)
+        .map(|(tool, args)| {
+            let mut body = vec![
+                lit(&format!("{}{}", tool.name, form.after_name)),
+                args.clone(),
+            ];
             if !form.after_arguments.is_empty() {
                 body.push(lit(&form.after_arguments));
             }
@@ -57,6 +70,7 @@ pub(crate) fn call_grammar(
         })
         .collect();
     let body = builder.rule("call-body", rein_schema::gbnf::one_of(branches));
+    let wrapped = wrappers.then(|| wrapped_calls(&mut builder, &offered, &arguments, parallel));
     let mut call = form.before_name.clone();
     call.push(body);
     let call = builder.rule("call", seq(call));
@@ -69,14 +83,128 @@ pub(crate) fn call_grammar(
         calls.push(group(seq(next), more));
     }
     let calls = builder.rule("calls", seq(calls));
+    let mut triggers = match choice {
+        ToolChoice::Auto => form.triggers.clone(),
+        _ => Vec::new(),
+    };
+    let root = match wrapped {
+        Some(wrapped) => {
+            let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
+            triggers.extend(wrapper_triggers(&names));
+            alt([seq([calls]), seq([wrapped])])
+        }
+        None => calls,
+    };
     Some(Grammar {
-        gbnf: builder.build(calls, form.values),
+        gbnf: builder.build(root, form.values),
         root: "root".into(),
-        lazy_triggers: match choice {
-            ToolChoice::Auto => form.triggers.clone(),
-            _ => Vec::new(),
-        },
+        lazy_triggers: triggers,
     })
+}
+
+/// Calls as JSON objects in the wrappers models write instead of the markers: in a
+/// fence, in `<tools>` tags, or bare; an array of them or one after another. The
+/// whitespace is free up to the tool's name (the text before a trigger was written
+/// unconstrained); the arguments follow the tool's schema.
+fn wrapped_calls(
+    builder: &mut GrammarBuilder,
+    offered: &[&crate::PreparedTool],
+    arguments: &[Item],
+    parallel: bool,
+) -> Item {
+    let space = builder.rule(
+        "fws",
+        seq([chars(
+            vec![ch(' '), ch('\t'), ch('\n')],
+            false,
+            repeat(0, Some(32)),
+        )]),
+    );
+    let branches: Vec<_> = offered
+        .iter()
+        .zip(arguments)
+        .map(|(tool, args)| {
+            let body = seq([
+                lit(&format!("{}\"", tool.name)),
+                space.clone(),
+                lit(","),
+                space.clone(),
+                lit("\"arguments\""),
+                space.clone(),
+                lit(":"),
+                space.clone(),
+                args.clone(),
+                space.clone(),
+                lit("}"),
+            ]);
+            seq([builder.rule(&format!("wtool-{}", rule_name(&tool.name)), body)])
+        })
+        .collect();
+    let body = builder.rule("wcall-body", rein_schema::gbnf::one_of(branches));
+    let call = builder.rule(
+        "wcall",
+        seq([
+            lit("{"),
+            space.clone(),
+            lit("\"name\""),
+            space.clone(),
+            lit(":"),
+            space.clone(),
+            lit("\""),
+            body,
+        ]),
+    );
+    let more = |separator: Vec<Item>| {
+        let mut next = separator;
+        next.push(call.clone());
+        group(seq(next), repeat(0, Some(MAX_PARALLEL_CALLS as u64 - 1)))
+    };
+    let mut listed = vec![call.clone()];
+    let mut array = vec![lit("["), space.clone(), call.clone()];
+    if parallel {
+        listed.push(more(vec![space.clone(), optional(","), space.clone()]));
+        array.push(more(vec![space.clone(), lit(","), space.clone()]));
+    }
+    array.extend([space.clone(), lit("]")]);
+    let calls = builder.rule("wcalls", seq([alt([seq(array), seq(listed)])]));
+    let fence = seq([
+        lit("```"),
+        group(
+            rein_schema::gbnf::one_of([seq([lit("json")]), seq([lit("JSON")])]),
+            Repeat::ZeroOrOne,
+        ),
+        space.clone(),
+        calls.clone(),
+        space.clone(),
+        lit("```"),
+    ]);
+    let tagged = seq([
+        lit("<tools>"),
+        space.clone(),
+        calls.clone(),
+        space.clone(),
+        lit("</tools>"),
+    ]);
+    builder.rule(
+        "wrapped",
+        rein_schema::gbnf::one_of([fence, tagged, seq([calls])]),
+    )
+}
+
+/// What switches the grammar on for wrapped calls: a fence or `<tools>` tag anywhere,
+/// or a JSON object at the reply's start, whose `"name"` is an offered tool's.
+fn wrapper_triggers(names: &[&str]) -> Vec<String> {
+    let names = names
+        .iter()
+        .map(|n| crate::hermes::regex_escape(n))
+        .collect::<Vec<_>>()
+        .join("|");
+    let call = format!(r#"\[?\s*\{{\s*"name"\s*:\s*"(?:{names})""#);
+    vec![
+        format!(r#"(```(?:json|JSON)?\s*{call})"#),
+        format!(r#"(<tools>\s*{call})"#),
+        format!(r#"^\s*({call})[\s\S]*$"#),
+    ]
 }
 
 /// An optional literal.

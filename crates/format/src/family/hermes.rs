@@ -75,6 +75,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         separator: vec![lit("\n")],
         triggers: vec![regex_escape(CALL_OPEN)],
         values: &Json,
+        wrappers: true,
     }
 }
 
@@ -279,7 +280,13 @@ mod tests {
         let named = call_grammar(&t, &ToolChoice::Named("list_files".into()), false).unwrap();
         assert!(!named.gbnf.contains("tool-get-weather"));
         let auto = call_grammar(&t, &ToolChoice::Auto, true).unwrap();
-        assert_eq!(auto.lazy_triggers, vec!["<tool_call>"]);
+        // The marker, then the wrappers whose opening names an offered tool.
+        assert_eq!(auto.lazy_triggers[0], "<tool_call>");
+        assert_eq!(auto.lazy_triggers.len(), 4);
+        assert!(auto.lazy_triggers[1..]
+            .iter()
+            .all(|t| t.contains("get_weather|list_files")));
+        assert!(auto.gbnf.contains("wrapped ::= "));
         assert!(call_grammar(&t, &ToolChoice::None, true).is_none());
     }
 

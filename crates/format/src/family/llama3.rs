@@ -36,6 +36,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
             r#"^\s*(\{"name")[\s\S]*$"#.to_string(),
         ],
         values: &Json,
+        wrappers: false,
     }
 }
 

@@ -36,6 +36,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         separator: Vec::new(),
         triggers: vec![regex_escape(TOOL_CALLS)],
         values: &Json,
+        wrappers: false,
     }
 }
 

@@ -29,7 +29,9 @@ pub fn bare_calls(text: &str) -> Option<Vec<RawCall>> {
     while !rest.is_empty() {
         let (block, after) = next_block(rest)?;
         calls.extend(block);
-        rest = after.trim_start();
+        // Objects may be separated by a comma, as in a list without its brackets.
+        let after = after.trim_start();
+        rest = after.strip_prefix(',').unwrap_or(after).trim_start();
     }
     (!calls.is_empty()).then_some(calls)
 }
@@ -69,8 +71,12 @@ fn calls_in(body: &str) -> Option<Vec<RawCall>> {
         return None;
     }
     let mut calls = Vec::new();
-    for value in serde_json::Deserializer::from_str(body).into_iter::<Value>() {
-        calls.extend(calls_of(value.ok()?)?);
+    let mut rest = body;
+    while !rest.is_empty() {
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        calls.extend(calls_of(values.next()?.ok()?)?);
+        let after = rest[values.byte_offset()..].trim_start();
+        rest = after.strip_prefix(',').unwrap_or(after).trim_start();
     }
     (!calls.is_empty()).then_some(calls)
 }
@@ -343,6 +349,8 @@ mod tests {
         }
         let parallel = "```json\n[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"x\": 1}}]\n```\n```json\n{\"name\": \"c\"}\n```";
         assert_eq!(names(parallel).map(|c| c.len()), Some(3));
+        let listed = "{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {}}";
+        assert_eq!(names(listed).map(|c| c.len()), Some(2));
     }
 
     #[test]
