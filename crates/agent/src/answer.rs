@@ -37,20 +37,18 @@ impl<B: Backend> Agent<B> {
                 Flow::Next
             }
             other => {
-                // Not kept: the retry sees the clean history and the note.
-                let class = match other {
-                    Held::MissingOutput(_) => FailureClass::MissingOutput,
-                    _ => FailureClass::NotAnAnswer,
+                // Not kept: the retry sees the clean history and the note, and it is
+                // decoded as a call (the step it talked about, or the one before it).
+                let (class, mode) = match other {
+                    Held::MissingOutput(_) => (FailureClass::MissingOutput, RetryMode::CallsOnly),
+                    // A call written as plain text (an answer-only turn): asked again.
+                    _ if rein_format::read::bare_calls(&text).is_some() => {
+                        (FailureClass::NotAnAnswer, RetryMode::Same)
+                    }
+                    _ => (FailureClass::NotAnAnswer, RetryMode::CallsOnly),
                 };
                 let detail = format!("{}: {}", other.kind(), first_line(&text));
-                self.retry(
-                    run,
-                    class,
-                    &detail,
-                    Some(other.note()),
-                    RetryMode::Same,
-                    events,
-                )
+                self.retry(run, class, &detail, Some(other.note()), mode, events)
             }
         }
     }

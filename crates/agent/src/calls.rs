@@ -10,7 +10,7 @@ use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
 use crate::run::{Agent, Flow, FINISH_TOOL};
 use crate::state::RunState;
-use crate::validate::{validate, ProposedCall};
+use crate::validate::{validate, ProposedCall, ReadyCall, Rejection};
 
 impl<B: Backend> Agent<B> {
     /// Validates the proposed calls, runs them, and appends the exchange to the history.
@@ -25,14 +25,23 @@ impl<B: Backend> Agent<B> {
         let mut ready = Vec::with_capacity(calls.len());
         for call in calls {
             run.call_ids += 1;
-            match validate(call, run.call_ids, run.turns, &self.tool_names, events) {
+            let validated = validate(call, run.call_ids, run.turns, &self.tool_names, events)
+                .and_then(|call| match self.strategy.explains_rejections() {
+                    true => refuse_copied_result(call, &run.history),
+                    false => Ok(call),
+                });
+            match validated {
                 Ok(call) => ready.push(call),
                 Err(rejection) => {
                     // Profiles that explain failures say what to fix; others retry blindly.
-                    let note = self
-                        .strategy
-                        .explains_rejections()
-                        .then_some(rejection.note);
+                    let mut note = rejection.note;
+                    if rejection.shows_result {
+                        if let Some(result) = latest_result(&run.history) {
+                            note.push_str("\nThe latest result, to copy from:\n");
+                            note.push_str(&result);
+                        }
+                    }
+                    let note = self.strategy.explains_rejections().then_some(note);
                     return self.retry(
                         run,
                         rejection.class,
@@ -125,5 +134,62 @@ impl<B: Backend> Agent<B> {
             )),
             None => Flow::Next,
         }
+    }
+}
+
+/// The latest tool result in the history (shortened), without its untrusted-data
+/// wrapper.
+fn latest_result(history: &[rein_protocol::Message]) -> Option<String> {
+    const SHOWN: usize = 1500;
+    let text = history
+        .iter()
+        .rev()
+        .find(|m| m.role == rein_protocol::Role::Tool)?
+        .content
+        .as_deref()?;
+    let text = text
+        .strip_prefix(crate::prompt::UNTRUSTED_OPEN)
+        .and_then(|t| t.strip_suffix(crate::prompt::UNTRUSTED_CLOSE))
+        .unwrap_or(text)
+        .trim();
+    let mut shown: String = text.chars().take(SHOWN).collect();
+    if text.chars().count() > SHOWN {
+        shown.push_str("\n[…]");
+    }
+    Some(shown)
+}
+
+/// A call whose text argument is only a copy of a short earlier result (`Created
+/// TODO.md (311 bytes, 5 lines).`): a small model's way of "repeating" a step, which
+/// would overwrite real content with a status line. Refused with a note.
+fn refuse_copied_result(
+    call: ReadyCall,
+    history: &[rein_protocol::Message],
+) -> Result<ReadyCall, Rejection> {
+    let recent: Vec<&str> = history
+        .iter()
+        .rev()
+        .filter(|m| m.role == rein_protocol::Role::Tool)
+        .take(3)
+        .filter_map(|m| m.content.as_deref())
+        .map(str::trim)
+        .filter(|text| text.len() < 300)
+        .collect();
+    let copied = call.arguments.as_object().and_then(|arguments| {
+        arguments.iter().find_map(|(key, value)| {
+            let text = value.as_str()?.trim();
+            (text.len() >= 10 && recent.contains(&text)).then(|| (key.clone(), text.to_string()))
+        })
+    });
+    match copied {
+        None => Ok(call),
+        Some((key, text)) => Err(Rejection {
+            class: FailureClass::Schema,
+            detail: format!("{}: `{key}` copies an earlier result", call.name),
+            note: format!(
+                "Your call of `{}` was not run: `{key}` is `{text}`, the result of an earlier call, not text to write. What that call did is done. If the task is finished, reply with a short final answer."
+            , call.name),
+            shows_result: false,
+        }),
     }
 }

@@ -49,6 +49,8 @@ pub struct RunConfig {
     pub call_example: bool,
     /// Decode calls in the model's own wrappers under the tool grammar (`full`).
     pub wrapper_grammar: bool,
+    /// How much hotter each retry of the same context samples (`full`; at most 1.2).
+    pub retry_heat: f32,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -79,11 +81,12 @@ impl RunConfig {
             repeat_penalty: 1.0,
             call_example: profile == Profile::Full,
             wrapper_grammar: true,
+            retry_heat: if profile == Profile::Full { 0.3 } else { 0.0 },
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 10] = [
+    pub const SETTINGS: [&'static str; 11] = [
         "describe",
         "temperature",
         "top_p",
@@ -94,6 +97,7 @@ impl RunConfig {
         "verification_guard",
         "parallel_calls",
         "reply_tokens",
+        "retry_heat",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -130,6 +134,7 @@ impl RunConfig {
             "temperature" => self.temperature = number(0.0..=5.0)?,
             "top_p" => self.top_p = number(0.01..=1.0)?,
             "repeat_penalty" => self.repeat_penalty = number(0.5..=2.0)?,
+            "retry_heat" => self.retry_heat = number(0.0..=1.0)?,
             "call_example" => self.call_example = switch()?,
             "wrapper_grammar" => self.wrapper_grammar = switch()?,
             "answer_guards" => self.answer_guards = switch()?,
@@ -175,6 +180,7 @@ impl RunConfig {
             "repeat_penalty": self.repeat_penalty,
             "call_example": self.call_example,
             "wrapper_grammar": self.wrapper_grammar,
+            "retry_heat": self.retry_heat,
         })
     }
 }

@@ -30,7 +30,7 @@ impl Held {
                 "That was not an answer: {why}. Tools run only when you call them. Make the call now, or, if the task is done, reply with the final result itself."
             ),
             Held::MissingOutput(file) => format!(
-                "The task asks for `{file}`, and it does not exist yet. Write it with write_file (the whole content), then reply with a short final answer."
+                "The task asks for `{file}`, and it does not exist yet. If you have not found what goes in it, find it first (search, read_file); then write it with write_file, the whole content, and reply with a short final answer."
             ),
         }
     }
@@ -89,7 +89,24 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
     if announces(&lower) {
         return Some("it announces a step and stops before taking it".into());
     }
+    if explains_steps(&lower) {
+        return Some("it explains steps instead of taking them".into());
+    }
     None
+}
+
+/// Whether `lower` is instructions for someone else (a list of steps), or ends
+/// introducing something that never comes.
+fn explains_steps(lower: &str) -> bool {
+    static PHRASES: [&str; 6] = [
+        "follow these steps",
+        "the following steps",
+        "here are the steps",
+        "here is the step-by-step",
+        "here's the step-by-step",
+        "you can follow",
+    ];
+    lower.ends_with(':') || PHRASES.iter().any(|p| lower.contains(p))
 }
 
 /// Whether `lower` names `tool` as a tool (in backticks, or next to "function"/"tool").
@@ -179,6 +196,8 @@ mod tests {
             "I will use the read_file tool to open src/main.py.",
             "Let me list the files first:",
             "I'll check the directory.",
+            "To find every TODO comment, you can follow these steps:\n\n1. **List all files in the workspace**:",
+            "Here is what the file will contain:",
         ] {
             assert!(not_an_answer(text, &tools()).is_some(), "{text}");
         }

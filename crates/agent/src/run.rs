@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rein_engine::{Backend, BackendInfo, Completion, NoEvents, ReadMode, Sampling, TurnRequest};
 use rein_format::{ToolSet, ToolSetError};
 use rein_protocol::{
-    EventSink, FunctionSpec, Message, NoSink, RunEvent, RunResult, StopReason, ToolSpec,
-    TraceWriter,
+    EventSink, FunctionSpec, Message, NoSink, RunEvent, RunResult, StopReason, ToolChoice,
+    ToolSpec, TraceWriter,
 };
 use rein_tools::{Registry, Workspace};
 use serde_json::json;
@@ -227,14 +227,14 @@ impl<B: Backend> Agent<B> {
         match flow {
             Flow::Next => {
                 run.note = None;
-                run.force_call = false;
+                run.forced = None;
                 run.reply_tokens = self.config.reply_tokens;
                 run.attempt = 1;
             }
             Flow::Retry { note, mode } => {
                 // The broken reply is not kept: the retry sees the clean history.
                 run.note = note;
-                run.force_call = mode == RetryMode::CallsOnly;
+                run.forced = (mode == RetryMode::CallsOnly).then_some(ToolChoice::Required);
                 if mode == RetryMode::LargerAllowance {
                     run.reply_tokens = run
                         .reply_tokens
@@ -251,7 +251,9 @@ impl<B: Backend> Agent<B> {
     /// The request of the next turn: the history (and a retry's note), shaped by the
     /// profile.
     fn request(&self, run: &RunState) -> TurnRequest {
-        let mut shape = self.strategy.shape(self.config.tool_format, run.force_call);
+        let mut shape = self
+            .strategy
+            .shape(self.config.tool_format, run.forced.as_ref());
         if run.answer_only {
             // The same call twice gave the same result: this reply answers. The tools
             // stay in the prompt (its cached prefix with them); a call is cut at its
@@ -272,13 +274,20 @@ impl<B: Backend> Agent<B> {
             tool_format: shape.tool_format,
             describe: self.config.describe,
             constrained: shape.constrained,
-            parallel_calls: self.config.parallel_calls,
+            // A retry fixes one step: one call.
+            parallel_calls: self.config.parallel_calls && run.attempt == 1,
             response: None,
-            call_example: self.config.call_example && self.strategy.guards_answers(),
+            call_example: self.config.call_example
+                && self.config.parallel_calls
+                && self.strategy.guards_answers(),
             wrapper_grammar: self.config.wrapper_grammar,
             read: shape.read,
             sampling: Sampling {
-                temperature: self.config.temperature,
+                // A retry of the same context samples hotter, so it does not repeat
+                // the reply that was dropped.
+                temperature: (self.config.temperature
+                    + self.config.retry_heat * (run.attempt - 1) as f32)
+                    .min(1.2),
                 top_p: self.config.top_p,
                 seed: self.config.seed.wrapping_add(run.requests),
                 repeat_penalty: self.config.repeat_penalty,

@@ -53,8 +53,9 @@ pub(crate) struct RunState {
     pub reply_tokens: u32,
     /// The attempt within the current turn.
     pub attempt: u32,
-    /// The next request must be a call.
-    pub force_call: bool,
+    /// The next request must be such a call (a retry after a call in the wrong format,
+    /// or a step only talked about).
+    pub forced: Option<rein_protocol::ToolChoice>,
     /// Successful calls made again with nothing changed since.
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
@@ -85,7 +86,7 @@ impl RunState {
             note: None,
             reply_tokens,
             attempt: 1,
-            force_call: false,
+            forced: None,
             repeats: 0,
             answer_only: false,
         }

@@ -76,6 +76,8 @@ pub(crate) struct Rejection {
     pub detail: String,
     /// What the model is told (if the profile explains rejections).
     pub note: String,
+    /// The note should show the latest tool result (an argument stood for it).
+    pub shows_result: bool,
 }
 
 /// Validates one call as call number `number` of the run, reporting repairs and
@@ -99,6 +101,7 @@ pub(crate) fn validate(
             class: FailureClass::UnknownTool,
             detail: format!("unknown tool `{}`", call.written_name),
             note: recovery::unknown_tool_note(&call.written_name, &names),
+            shows_result: false,
         }),
         Some(CallCheck::Invalid(error)) => {
             report_repair(&call, turn, events);
@@ -106,6 +109,19 @@ pub(crate) fn validate(
                 class: FailureClass::Schema,
                 detail: format!("{}: {error}", call.name),
                 note: recovery::schema_note(&call.name, &error),
+                shows_result: false,
+            })
+        }
+        Some(CallCheck::Valid) if placeholder(&call.arguments).is_some() => {
+            let (key, marker) = placeholder(&call.arguments).unwrap_or_default();
+            Err(Rejection {
+                class: FailureClass::Schema,
+                detail: format!("{}: `{key}` is the placeholder `{marker}`", call.name),
+                note: format!(
+                    "Your call of `{}` was not run: `{key}` holds `{marker}`, which marks where tool results are shown to you; no tool can read it. Put the text itself in `{key}` and call it again.",
+                    call.name
+                ),
+                shows_result: true,
             })
         }
         Some(CallCheck::Valid) => {
@@ -125,6 +141,24 @@ pub(crate) fn validate(
             })
         }
     }
+}
+
+/// A string argument that is only a conversation marker (`<tool_response>`), which a
+/// small model writes for "the result above": its key and the marker.
+fn placeholder(arguments: &Value) -> Option<(String, String)> {
+    const MARKERS: [&str; 4] = [
+        "<tool_response>",
+        "</tool_response>",
+        "<tool_call>",
+        "</tool_call>",
+    ];
+    arguments.as_object()?.iter().find_map(|(key, value)| {
+        let text = value.as_str()?.trim();
+        let marker = MARKERS
+            .iter()
+            .find(|m| text == **m || (text.starts_with(**m) && text.len() < 40))?;
+        Some((key.clone(), marker.to_string()))
+    })
 }
 
 fn report_repair(call: &ProposedCall, turn: u32, events: &mut dyn EventSink) {

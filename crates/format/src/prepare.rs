@@ -31,8 +31,10 @@ pub struct TurnSpec<'a> {
     pub parallel: bool,
     /// Without calls, a reply of this schema (decoded under its grammar).
     pub response: Option<&'a Schema>,
-    /// Show an example of several calls in one reply (when parallel calls are allowed):
-    /// small models otherwise make one call where several are needed.
+    /// Show an example of several calls in one reply (callers set it when parallel
+    /// calls are allowed; it does not follow `parallel`, so a single-call retry keeps
+    /// the prompt's cached prefix): small models otherwise make one call where several
+    /// are needed.
     pub call_example: bool,
     /// Decode calls the model writes in its own wrappers under the tool grammar too.
     pub wrapper_grammar: bool,
@@ -128,7 +130,7 @@ pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedT
         None => (family.emulate_history(turn.messages), None),
     };
     if let Some(example) = offered
-        .filter(|_| turn.call_example && turn.parallel)
+        .filter(|_| turn.call_example)
         .and_then(|set| parallel_example(family, set, turn.choice))
     {
         teach(&mut messages, &example);
@@ -163,8 +165,11 @@ pub fn taught_tools(
         DescriptionStyle::Full => family.emulated_instructions(&offered_definitions(tools, choice)),
         DescriptionStyle::Compact => {
             let mut text = family.emulated_instructions(&[]);
-            let lines: Vec<String> = tools
-                .offered(choice)
+            let shown = match choice {
+                ToolChoice::None => Vec::new(),
+                _ => tools.tools().iter().collect::<Vec<_>>(),
+            };
+            let lines: Vec<String> = shown
                 .iter()
                 .map(|t| crate::signature::signature(&t.spec))
                 .collect();

@@ -78,7 +78,7 @@ impl Turn {
                 ResponseFormat::Text => None,
                 ResponseFormat::Json { schema } => Some(schema.clone()),
             },
-            call_example,
+            call_example: call_example && self.parallel,
             wrapper_grammar: true,
             read: if self.offers_tools() {
                 ReadMode::CLIENT

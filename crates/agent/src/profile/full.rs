@@ -27,15 +27,11 @@ fn call_example(family: Family) -> String {
 }
 
 impl Strategy for Full {
-    fn shape(&self, tool_format: ToolFormat, force_call: bool) -> Shape {
+    fn shape(&self, tool_format: ToolFormat, forced: Option<&ToolChoice>) -> Shape {
         Shape {
             tools: true,
             tool_format,
-            choice: if force_call {
-                ToolChoice::Required
-            } else {
-                ToolChoice::Auto
-            },
+            choice: forced.cloned().unwrap_or(ToolChoice::Auto),
             constrained: true,
             read: ReadMode::REPAIR,
             stop: Vec::new(),

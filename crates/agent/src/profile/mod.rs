@@ -197,8 +197,8 @@ pub(crate) trait Strategy: Sync {
         false
     }
 
-    /// The request of a turn (`force_call`: the retry must be a call).
-    fn shape(&self, tool_format: ToolFormat, force_call: bool) -> Shape;
+    /// The request of a turn (`forced`: the retry must be such a call).
+    fn shape(&self, tool_format: ToolFormat, forced: Option<&ToolChoice>) -> Shape;
 
     /// What a completion amounts to.
     fn read(&self, completion: &Completion, context: ReadContext<'_>) -> Step;

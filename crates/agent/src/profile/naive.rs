@@ -16,7 +16,7 @@ use crate::validate::ProposedCall;
 pub(crate) struct Naive;
 
 impl Strategy for Naive {
-    fn shape(&self, _tool_format: ToolFormat, _force_call: bool) -> Shape {
+    fn shape(&self, _tool_format: ToolFormat, _forced: Option<&ToolChoice>) -> Shape {
         Shape {
             tools: true,
             tool_format: ToolFormat::Emulated,

@@ -22,7 +22,7 @@ impl Strategy for React {
         true
     }
 
-    fn shape(&self, _tool_format: ToolFormat, _force_call: bool) -> Shape {
+    fn shape(&self, _tool_format: ToolFormat, _forced: Option<&ToolChoice>) -> Shape {
         Shape {
             tools: false,
             tool_format: ToolFormat::Emulated,

@@ -17,7 +17,7 @@ impl Strategy for Structured {
         true
     }
 
-    fn shape(&self, tool_format: ToolFormat, _force_call: bool) -> Shape {
+    fn shape(&self, tool_format: ToolFormat, _forced: Option<&ToolChoice>) -> Shape {
         Shape {
             tools: true,
             tool_format,

@@ -139,3 +139,64 @@ fn identical_calls_in_one_reply_run_once() {
     assert_eq!(r.result.tool_calls, 1);
     assert_eq!(r.result.answer.as_deref(), Some("Empty."));
 }
+
+#[test]
+fn a_conversation_marker_as_an_argument_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "out.md", "content": "<tool_response>"}"#,
+            ),
+            call(
+                "write_file",
+                r#"{"path": "out.md", "content": "the lines\n"}"#,
+            ),
+            "Wrote out.md.".into(),
+        ],
+    );
+    assert_eq!(recoveries(&r.events), vec!["schema"]);
+    assert!(
+        seen(&r, 1).contains("`content` holds `<tool_response>`"),
+        "{}",
+        seen(&r, 1)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.md")).unwrap(),
+        "the lines\n"
+    );
+}
+
+#[test]
+fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call("write_file", r#"{"path": "out.md", "content": "the lines\n"}"#),
+            call(
+                "write_file",
+                r#"{"path": "out.md", "content": "Created `out.md` (10 bytes, 1 line)."}"#,
+            ),
+            "Wrote out.md.".into(),
+        ],
+    );
+    assert_eq!(recoveries(&r.events), vec!["schema"]);
+    assert!(seen(&r, 2).contains("the result of an earlier call"), "{}", seen(&r, 2));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.md")).unwrap(),
+        "the lines\n"
+    );
+    // A template variable is a placeholder too.
+    let r = run(
+        dir.path(),
+        vec![
+            call("write_file", r#"{"path": "b.md", "content": "{{search_result}}"}"#),
+            "Stopped.".into(),
+        ],
+    );
+    assert_eq!(recoveries(&r.events), vec!["schema"]);
+    assert!(!dir.path().join("b.md").exists());
+}

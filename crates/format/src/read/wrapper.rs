@@ -49,7 +49,9 @@ fn next_block(text: &str) -> Option<(Vec<RawCall>, &str)> {
         if let Some(inner) = text.strip_prefix(open) {
             let end = inner.find(close)?;
             let body = inner[..end].trim();
-            let calls = calls_in(body).or_else(|| tagged_functions(body))?;
+            let calls = calls_in(body)
+                .or_else(|| tagged_functions(body))
+                .or_else(|| bare_calls(body))?;
             return Some((calls, &inner[end + close.len()..]));
         }
     }
@@ -139,22 +141,23 @@ fn arguments_of(value: Value) -> Option<Value> {
 }
 
 /// `<function=NAME>{…}</function>`, `<function name="NAME">{…}</function>`,
-/// `<function name="NAME" arguments='{…}'>` (closed or not), at the start of `text`.
+/// `<function name="NAME" arguments='{…}'>` or `arguments={…} />` (closed or not), at the
+/// start of `text`.
 fn function_tag(text: &str) -> Option<(Vec<RawCall>, &str)> {
-    let tag_end = text.find('>')?;
-    let tag = &text[..tag_end];
-    let after_tag = &text[tag_end + 1..];
-    let (name, inline) = if let Some(name) = tag.strip_prefix("<function=") {
-        (name.trim().to_string(), None)
+    let after = text.strip_prefix("<function")?;
+    let (name, inline, after_tag) = if let Some(rest) = after.strip_prefix('=') {
+        let end = rest.find('>')?;
+        (rest[..end].trim().to_string(), None, &rest[end + 1..])
     } else {
-        let attributes = tag.strip_prefix("<function")?;
-        if !attributes.starts_with(char::is_whitespace) {
+        if !after.starts_with(char::is_whitespace) {
             return None;
         }
-        (
-            attribute(attributes, "name")?,
-            attribute(attributes, "arguments"),
-        )
+        let (attributes, rest) = attributes(after)?;
+        let name = match attributes.get("name")? {
+            Value::String(name) => name.clone(),
+            _ => return None,
+        };
+        (name, attributes.get("arguments").cloned(), rest)
     };
     if name.is_empty() {
         return None;
@@ -163,7 +166,7 @@ fn function_tag(text: &str) -> Option<(Vec<RawCall>, &str)> {
     let (arguments, rest) = match inline {
         Some(inline) => {
             let rest = trimmed.strip_prefix("</function>").unwrap_or(trimmed);
-            (arguments_of(Value::String(inline))?, rest)
+            (arguments_of(inline)?, rest)
         }
         None => {
             let end = trimmed.find("</function>")?;
@@ -179,13 +182,40 @@ fn function_tag(text: &str) -> Option<(Vec<RawCall>, &str)> {
     Some((vec![RawCall { name, arguments }], rest))
 }
 
-/// `key="value"` or `key='value'` in a tag's attributes.
-fn attribute(attributes: &str, key: &str) -> Option<String> {
-    let at = attributes.find(&format!("{key}="))? + key.len() + 1;
-    let rest = &attributes[at..];
-    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let end = rest[1..].find(quote)?;
-    Some(rest[1..1 + end].to_string())
+/// A tag's attributes up to its `>` (or `/>`): `key="value"`, `key='value'`, or a
+/// JSON object as the value (`arguments={…}`); and the text after the tag.
+fn attributes(text: &str) -> Option<(Map<String, Value>, &str)> {
+    let mut found = Map::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("/>").or_else(|| rest.strip_prefix('>')) {
+            return Some((found, after));
+        }
+        let equals = rest.find('=')?;
+        let key = rest[..equals].trim();
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let value = &rest[equals + 1..];
+        let (parsed, after) = match value.chars().next()? {
+            quote @ ('"' | '\'') => {
+                let end = value[1..].find(quote)?;
+                (
+                    Value::String(value[1..1 + end].to_string()),
+                    &value[end + 2..],
+                )
+            }
+            '{' | '[' => {
+                let mut values = serde_json::Deserializer::from_str(value).into_iter::<Value>();
+                let parsed = values.next()?.ok()?;
+                (parsed, &value[values.byte_offset()..])
+            }
+            _ => return None,
+        };
+        found.insert(key.to_string(), parsed);
+        rest = after;
+    }
 }
 
 /// `<function><name>NAME</name><arguments>{…}</arguments></function>`, one or more.
@@ -343,12 +373,15 @@ mod tests {
             "{\"function\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
             "<function=get_weather>{\"city\": \"Paris\"}</function>",
             "<function name=\"get_weather\" arguments='{\"city\": \"Paris\"}'>",
+            "<function name=\"get_weather\" arguments={\"city\": \"Paris\"} />",
             "<tools><function><name>get_weather</name><arguments>{\"city\": \"Paris\"}</arguments></function></tools>",
         ] {
             assert_eq!(names(text), expected, "{text}");
         }
         let parallel = "```json\n[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"x\": 1}}]\n```\n```json\n{\"name\": \"c\"}\n```";
         assert_eq!(names(parallel).map(|c| c.len()), Some(3));
+        let tools = "<tools>\n  <function name=\"a\" arguments={\"x\": 1} />\n  <function name=\"b\" arguments={} />\n</tools>";
+        assert_eq!(names(tools).map(|c| c.len()), Some(2));
         let listed = "{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {}}";
         assert_eq!(names(listed).map(|c| c.len()), Some(2));
     }

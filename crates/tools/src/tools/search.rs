@@ -251,7 +251,8 @@ pub(crate) fn render_hit(workspace: &Workspace, hit: &Hit) -> String {
     }
 }
 
-fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usize) -> String {
+/// Hits as a search lists them: a count, then one line per hit, and what was left out.
+pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usize) -> String {
     let counted = if tally.incomplete {
         format!("at least {}", tally.count)
     } else {

@@ -5,7 +5,7 @@
 //! ignoring case, as literal text) and short is listed in full, so the next step can
 //! use it instead of repeating the search.
 
-use super::search::render_hit;
+use super::search::{render, render_hit, Mode};
 use super::search_engine::{
     content_matcher, search_contents, search_names, NamePattern, Scope, Tally,
 };
@@ -209,20 +209,21 @@ fn finding(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Opti
     })
 }
 
-/// Like [`finding`], but 2 to [`LISTED`] hits are listed in full.
+/// Like [`finding`], but 2 to [`LISTED`] hits are listed in full, as a search that
+/// found them lists them.
 fn listed(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<Finding> {
     if tally.incomplete || tally.count < 2 || tally.count > LISTED || tally.hits.len() < tally.count
     {
         return finding(workspace, lead, tally, noun);
     }
-    let lines: Vec<String> = tally
-        .hits
-        .iter()
-        .map(|hit| render_hit(workspace, hit))
-        .collect();
+    let mode = if noun == "file" {
+        Mode::Files
+    } else {
+        Mode::Content
+    };
     Some(Finding {
         sentence: format!("{lead} {}", counted(tally, noun)),
-        listing: Some(lines.join("\n")),
+        listing: Some(render(workspace, tally, mode, LISTED)),
     })
 }
 
@@ -242,24 +243,43 @@ fn summarize(pattern: &str, shown: &str, findings: Vec<Option<Finding>>, tried: 
             tried.join(", ")
         );
     }
-    // Listed findings go last, each with its hits on the lines after it.
-    let (listings, sentences): (Vec<Finding>, Vec<Finding>) =
+    // A listed finding comes first, as a result the next step can use; the rest
+    // follow as sentences.
+    let (mut listings, sentences): (Vec<Finding>, Vec<Finding>) =
         findings.into_iter().partition(|f| f.listing.is_some());
+    let joined: Vec<String> = sentences
+        .into_iter()
+        .chain(listings.iter().skip(1).map(|f| Finding {
+            sentence: f.sentence.clone(),
+            listing: None,
+        }))
+        .map(|f| f.sentence)
+        .collect();
+    let others = (!joined.is_empty()).then(|| format!("{}.", capitalized(&joined.join("; "))));
+    if !listings.is_empty() {
+        let first = listings.swap_remove(0);
+        let how = first
+            .sentence
+            .split(", it matches")
+            .next()
+            .unwrap_or_default();
+        let mut out = format!(
+            "No matches for `{pattern}` in `{shown}` as written. {}:\n{}",
+            capitalized(how),
+            first.listing.as_deref().unwrap_or_default()
+        );
+        if let Some(others) = others {
+            out.push('\n');
+            out.push_str(&others);
+        }
+        return out;
+    }
     let mut out = format!("No matches for `{pattern}` in `{shown}`.");
-    if !sentences.is_empty() {
-        let joined: Vec<String> = sentences.into_iter().map(|f| f.sentence).collect();
+    if let Some(others) = others {
         out.push(' ');
-        out.push_str(&capitalized(&joined.join("; ")));
-        out.push('.');
+        out.push_str(&others);
     }
-    for found in listings {
-        out.push(' ');
-        out.push_str(&capitalized(&found.sentence));
-        out.push_str(":\n");
-        out.push_str(found.listing.as_deref().unwrap_or_default());
-        out.push('\n');
-    }
-    out.trim_end().to_string()
+    out
 }
 
 fn capitalized(text: &str) -> String {

@@ -269,8 +269,8 @@ fn a_short_finding_that_is_what_was_meant_is_listed_in_full() {
     );
     assert!(by_mode.ok);
     assert!(
-        by_mode.text.contains(
-            "In file contents, it matches 2 lines:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+        by_mode.text.starts_with(
+            "No matches for `fn alpha` in `.` as written. In file contents:\n2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
         ),
         "{}",
         by_mode.text
@@ -283,8 +283,8 @@ fn a_short_finding_that_is_what_was_meant_is_listed_in_full() {
         json!({"pattern": "alpha", "glob": "*.py"}),
     );
     assert!(
-        by_glob.text.ends_with(
-            "Without the glob, it matches 2 lines:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+        by_glob.text.starts_with(
+            "No matches for `alpha` in `.` as written. Without the glob:\n2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
         ),
         "{}",
         by_glob.text
