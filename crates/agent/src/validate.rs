@@ -154,6 +154,20 @@ fn placeholder(arguments: &Value) -> Option<(String, String)> {
     ];
     arguments.as_object()?.iter().find_map(|(key, value)| {
         let text = value.as_str()?.trim();
+        // `{{search_result}}`: a template variable standing for a result.
+        let variable = text
+            .strip_prefix("{{")
+            .and_then(|t| t.strip_suffix("}}"))
+            .is_some_and(|name| {
+                let name = name.trim();
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            });
+        if variable {
+            return Some((key.clone(), text.to_string()));
+        }
         let marker = MARKERS
             .iter()
             .find(|m| text == **m || (text.starts_with(**m) && text.len() < 40))?;

@@ -175,7 +175,10 @@ fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
     let r = run(
         dir.path(),
         vec![
-            call("write_file", r#"{"path": "out.md", "content": "the lines\n"}"#),
+            call(
+                "write_file",
+                r#"{"path": "out.md", "content": "the lines\n"}"#,
+            ),
             call(
                 "write_file",
                 r#"{"path": "out.md", "content": "Created `out.md` (10 bytes, 1 line)."}"#,
@@ -184,7 +187,11 @@ fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
         ],
     );
     assert_eq!(recoveries(&r.events), vec!["schema"]);
-    assert!(seen(&r, 2).contains("the result of an earlier call"), "{}", seen(&r, 2));
+    assert!(
+        seen(&r, 2).contains("the result of an earlier call"),
+        "{}",
+        seen(&r, 2)
+    );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("out.md")).unwrap(),
         "the lines\n"
@@ -193,7 +200,10 @@ fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
     let r = run(
         dir.path(),
         vec![
-            call("write_file", r#"{"path": "b.md", "content": "{{search_result}}"}"#),
+            call(
+                "write_file",
+                r#"{"path": "b.md", "content": "{{search_result}}"}"#,
+            ),
             "Stopped.".into(),
         ],
     );
