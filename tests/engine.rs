@@ -93,6 +93,30 @@ fn same_seed_and_input_give_the_same_output() {
 }
 
 #[test]
+fn a_generation_that_loops_is_cut_early() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
+    runtime().block_on(async {
+        let engine = load(2048).await;
+        let mut session = engine.session().await.unwrap();
+        // Raw text, no chat turn: greedy decoding continues the pattern.
+        let prompt = "ok ".repeat(120);
+        let looped = session
+            .generate(request(prompt.clone(), SamplingParams::greedy(), 600))
+            .await
+            .unwrap();
+        assert_eq!(looped.stop_reason, StopReason::Loop, "{:?}", looped.text);
+        assert!(looped.tokens.len() < 600, "{}", looped.tokens.len());
+        // A benchmark's fixed count (ignore_eog) runs to the end regardless.
+        let mut fixed = request(prompt, SamplingParams::greedy(), 200);
+        fixed.ignore_eog = true;
+        let fixed = session.generate(fixed).await.unwrap();
+        assert_eq!(fixed.stop_reason, StopReason::MaxTokens);
+        assert_eq!(fixed.tokens.len(), 200);
+    });
+}
+
+#[test]
 fn stop_reasons_eog_max_tokens_stop_string_and_context_full() {
     // Loads a model: one model test at a time.
     let _model = rein_test_support::model_lock();

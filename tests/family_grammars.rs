@@ -3,7 +3,8 @@
 //! marker-like strings, integer ranges, contradictory bounds, unions, nested objects),
 //! each family × tool choice × parallel setting gives a grammar that the real engine
 //! accepts and samples a first token under. A fixed-seed proptest runner, so CI sees
-//! the same cases every run.
+//! the same cases every run. Calls the tiny model writes under a grammar with string
+//! formats and patterns validate.
 
 use proptest::prelude::*;
 use rein_format::{ToolChoice, ToolSet, REGISTRY};
@@ -60,6 +61,28 @@ fn parameter() -> impl Strategy<Value = Value> {
         enum_value().prop_map(|c| json!({ "const": c })),
         Just(json!({"type": ["integer", "null"]})),
         Just(json!({"type": "string", "pattern": "^[a-z]+$", "format": "date"})),
+        prop::sample::select(vec![
+            "date",
+            "time",
+            "date-time",
+            "email",
+            "uuid",
+            "uri",
+            "ipv4",
+            "ipv6",
+            "hostname"
+        ])
+        .prop_map(|f| json!({"type": "string", "format": f})),
+        prop::sample::select(vec![
+            r"^[A-Z]{3}-\d{4}$",
+            r"^[^\]\[^-]{2}x$",
+            r"^\S+ \S+$",
+            r"ab+c",
+            r#"^say "hi" \\ bye$"#,
+            "^[<|>]+$",
+            r"^(?=x).*$",
+        ])
+        .prop_map(|p| json!({"type": "string", "pattern": p})),
     ];
     leaf.prop_recursive(3, 16, 4, |inner| {
         prop_oneof![
@@ -149,4 +172,49 @@ fn every_family_grammar_for_wild_schemas_compiles_in_llama_cpp() {
     );
     result.unwrap();
     assert_eq!(compiled.get(), cases as usize * REGISTRY.len() * 3);
+}
+
+#[test]
+fn calls_written_under_format_and_pattern_grammars_validate() {
+    let _model = rein_test_support::model_lock();
+    let (runtime, engine) = tiny_engine(1024);
+    let specs: Vec<ToolSpec> = serde_json::from_value(json!([{"type": "function", "function": {
+        "name": "book", "description": "Books a meeting.",
+        "parameters": {"type": "object", "properties": {
+            "email": {"type": "string", "format": "email"},
+            "day": {"type": "string", "format": "date"},
+            "at": {"type": "string", "format": "time"},
+            "room": {"type": "string", "pattern": "^[A-Z]{2}-\\d{3}$"},
+            "id": {"type": "string", "format": "uuid"},
+            "host": {"type": "string", "format": "ipv4"}
+        }, "required": ["email", "day", "at", "room", "id", "host"]}}}]))
+    .unwrap();
+    let set = ToolSet::prepare(&specs).unwrap();
+    let family = rein_format::Family::Hermes;
+    let grammar = family
+        .call_grammar(&set, &ToolChoice::Required, false)
+        .unwrap();
+    for seed in 0..4 {
+        let prompt = "<|im_start|>user\nBook a meeting with ann@example.com tomorrow.<|im_end|>\n<|im_start|>assistant\n";
+        let mut request = GenerateRequest::new(Prompt::Text(prompt.into()));
+        request.max_tokens = 400;
+        request.grammar = Some(grammar.clone());
+        request.sampling.temperature = 0.9;
+        request.sampling.seed = seed;
+        let output = runtime
+            .block_on(async { engine.session().await.unwrap().generate(request).await })
+            .unwrap();
+        let reply = family
+            .parse_reply_checked(&output.text, false, true)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}: {}", output.text));
+        assert_eq!(reply.calls.len(), 1, "seed {seed}: {}", output.text);
+        let tool = set.get(&reply.calls[0].name).unwrap();
+        let checked = tool.validator.check_value(reply.calls[0].arguments.clone());
+        assert!(
+            checked.is_ok(),
+            "seed {seed}: {:?} for {}",
+            checked,
+            output.text
+        );
+    }
 }

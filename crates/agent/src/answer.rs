@@ -4,7 +4,7 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
-use crate::guards::{missing_output, not_an_answer, Held};
+use crate::guards::{already_ran_note, missing_output, named_tool, not_an_answer, Held};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::run::{Agent, Flow};
@@ -18,6 +18,15 @@ impl<B: Backend> Agent<B> {
         text: String,
         events: &mut dyn EventSink,
     ) -> Flow {
+        // An answer in the template's result tags that repeats a result the tools
+        // gave is that result; any other text in those tags is held (below).
+        let text = match self.strategy.guards_answers() {
+            true => match result_tags_inner(&text) {
+                Some(inner) if echoes_a_result(run, inner) => inner.to_string(),
+                _ => text,
+            },
+            false => text,
+        };
         let Some(held) = self.held(run, &text) else {
             return Flow::Stop((StopReason::Answered, Some(text), None));
         };
@@ -36,6 +45,23 @@ impl<B: Backend> Agent<B> {
                     .push(Message::user(Held::Unverified(files).note()));
                 Flow::Next
             }
+            Held::NotAnAnswer(why) if self.ran_already(run, &text).is_some() => {
+                // It talks about a tool that already ran: the step is done, so the
+                // retry gets its result again and is read as an answer; after a
+                // repeated call it is decoded as one.
+                let (tool, result) = self.ran_already(run, &text).unwrap_or_default();
+                let note = already_ran_note(&why, &tool, &result);
+                run.answer_only |= run.repeats >= 1;
+                let detail = format!("not_an_answer: {}", first_line(&text));
+                self.retry(
+                    run,
+                    FailureClass::NotAnAnswer,
+                    &detail,
+                    Some(note),
+                    RetryMode::Same,
+                    events,
+                )
+            }
             other => {
                 // Not kept: the retry sees the clean history and the note, and it is
                 // decoded as a call (the step it talked about, or the one before it).
@@ -51,6 +77,37 @@ impl<B: Backend> Agent<B> {
                 self.retry(run, class, &detail, Some(other.note()), mode, events)
             }
         }
+    }
+
+    /// A tool that already ran with success, and its latest result: the one `text`
+    /// talks about if it ran, else the latest that succeeded.
+    fn ran_already(&self, run: &RunState, text: &str) -> Option<(String, String)> {
+        let named = named_tool(text, &self.tool_names)?;
+        let results_of = |tool: &str| -> Vec<&String> {
+            let prefix = format!("{tool}\u{0}");
+            run.memory
+                .succeeded_calls
+                .iter()
+                .filter(|(key, _)| key.starts_with(&prefix))
+                .map(|(_, (result, _))| result)
+                .collect()
+        };
+        // The latest successful result in the history, of `tool` or of any tool.
+        let latest = |tool: Option<&str>| {
+            run.history
+                .iter()
+                .rev()
+                .filter(|m| m.role == rein_protocol::Role::Tool)
+                .filter(|m| tool.is_none_or(|t| m.name.as_deref() == Some(t)))
+                .find_map(|m| {
+                    let name = m.name.as_deref()?;
+                    let content = m.content.as_ref()?;
+                    results_of(name)
+                        .contains(&content)
+                        .then(|| (name.to_string(), shorten(content)))
+                })
+        };
+        latest(Some(named)).or_else(|| latest(None))
     }
 
     /// Why `text` is not the final answer yet, if it is not.
@@ -72,6 +129,41 @@ impl<B: Backend> Agent<B> {
         (self.config.verification_guard && !unverified.is_empty())
             .then(|| Held::Unverified(unverified.iter().cloned().collect()))
     }
+}
+
+/// The text of an answer written inside the template's result tags
+/// (`<tool_response>…</tool_response>`, the model imitating the turn it just read).
+fn result_tags_inner(text: &str) -> Option<&str> {
+    let inner = text
+        .trim()
+        .strip_prefix("<tool_response>")?
+        .strip_suffix("</tool_response>")?
+        .trim();
+    (!inner.is_empty() && !inner.contains("<tool_response>")).then_some(inner)
+}
+
+/// Whether `inner` repeats (part of) a result a call gave with success.
+fn echoes_a_result(run: &RunState, inner: &str) -> bool {
+    run.memory.succeeded_calls.values().any(|(result, _)| {
+        let result = shorten(result);
+        result == inner || (inner.chars().count() >= 3 && result.contains(inner))
+    })
+}
+
+/// A tool result as the note shows it: without its untrusted-data wrapper, at most
+/// 1,200 characters.
+fn shorten(text: &str) -> String {
+    const SHOWN: usize = 1200;
+    let text = text
+        .strip_prefix(crate::prompt::UNTRUSTED_OPEN)
+        .and_then(|t| t.strip_suffix(crate::prompt::UNTRUSTED_CLOSE))
+        .unwrap_or(text)
+        .trim();
+    let mut shown: String = text.chars().take(SHOWN).collect();
+    if text.chars().count() > SHOWN {
+        shown.push_str("\n[…]");
+    }
+    shown
 }
 
 fn first_line(text: &str) -> String {

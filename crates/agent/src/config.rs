@@ -32,6 +32,8 @@ pub struct RunConfig {
     /// Hold an answer that is not one (narration of a step, an announcement) and an
     /// answer while the file the task asks for is missing (`full` only).
     pub answer_guards: bool,
+    /// Tool results that are JSON are shown as `key: value` lines (`full` only).
+    pub result_lines: bool,
     /// Several calls per reply.
     pub parallel_calls: bool,
     /// How tools are described when the template does not render them.
@@ -73,6 +75,7 @@ impl RunConfig {
             seed: 0,
             verification_guard: profile == Profile::Full,
             answer_guards: profile == Profile::Full,
+            result_lines: profile == Profile::Full,
             parallel_calls: true,
             describe: DescriptionStyle::Full,
             tool_timeout: Duration::from_secs(300),
@@ -86,7 +89,7 @@ impl RunConfig {
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 11] = [
+    pub const SETTINGS: [&'static str; 12] = [
         "describe",
         "temperature",
         "top_p",
@@ -94,6 +97,7 @@ impl RunConfig {
         "call_example",
         "wrapper_grammar",
         "answer_guards",
+        "result_lines",
         "verification_guard",
         "parallel_calls",
         "reply_tokens",
@@ -138,6 +142,7 @@ impl RunConfig {
             "call_example" => self.call_example = switch()?,
             "wrapper_grammar" => self.wrapper_grammar = switch()?,
             "answer_guards" => self.answer_guards = switch()?,
+            "result_lines" => self.result_lines = switch()?,
             "verification_guard" => self.verification_guard = switch()?,
             "parallel_calls" => self.parallel_calls = switch()?,
             "reply_tokens" => {
@@ -172,6 +177,7 @@ impl RunConfig {
             "seed": self.seed,
             "verification_guard": self.verification_guard,
             "answer_guards": self.answer_guards,
+            "result_lines": self.result_lines,
             "parallel_calls": self.parallel_calls,
             "describe": self.describe.as_str(),
             "tool_timeout_s": self.tool_timeout.as_secs_f64(),

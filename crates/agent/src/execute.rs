@@ -11,6 +11,7 @@ use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::Value;
 
+use crate::observation::json_as_lines;
 use crate::prompt::wrap_untrusted;
 use crate::recovery;
 use crate::schedule;
@@ -42,11 +43,15 @@ impl CallOutcome {
         }
     }
 
-    fn from_tool(tool: &dyn Tool, outcome: ToolOutcome) -> Self {
+    fn from_tool(tool: &dyn Tool, outcome: ToolOutcome, json_lines: bool) -> Self {
+        let text = match json_lines.then(|| json_as_lines(&outcome.text)).flatten() {
+            Some(lines) => lines,
+            None => outcome.text,
+        };
         let text = if tool.untrusted_output() {
-            wrap_untrusted(&outcome.text)
+            wrap_untrusted(&text)
         } else {
-            outcome.text
+            text
         };
         Self {
             ok: outcome.ok,
@@ -82,6 +87,8 @@ pub(crate) struct Executor {
     pub tool_timeout: Duration,
     /// A call that succeeded is not run again while nothing has changed (`full`).
     pub skips_repeats: bool,
+    /// JSON results are shown as `key: value` lines.
+    pub json_lines: bool,
 }
 
 impl Executor {
@@ -182,7 +189,7 @@ impl Executor {
         match tokio::time::timeout(self.tool_timeout, handle).await {
             Ok(Ok((tool, outcome))) => {
                 self.observe_effects(memory, &*tool, &call.arguments, &outcome);
-                CallOutcome::from_tool(&*tool, outcome)
+                CallOutcome::from_tool(&*tool, outcome, self.json_lines)
             }
             Ok(Err(join_error)) => CallOutcome::failed(format!("the tool crashed: {join_error}")),
             Err(_) => CallOutcome {

@@ -80,8 +80,15 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
         return Some("it is a call written as text, not an answer".into());
     }
     let lower = text.to_lowercase();
-    let named = tools.iter().find(|tool| mentions_tool(&lower, tool));
-    if let Some(tool) = named {
+    if lower.starts_with("<tool_response>") {
+        return Some(
+            "it is written as a tool result, and results come only from the tools you call".into(),
+        );
+    }
+    if opens_a_call(&lower, tools) {
+        return Some("it is a broken call written as text, not an answer".into());
+    }
+    if let Some(tool) = named_tool(text, tools) {
         if narrates(&lower) {
             return Some(format!("it describes using `{tool}` instead of calling it"));
         }
@@ -93,6 +100,42 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
         return Some("it explains steps instead of taking them".into());
     }
     None
+}
+
+/// Whether `lower` opens with a call wrapper (`<tools>`, `<tool_call>`, `<function…`,
+/// a fence) that names one of `tools`: a call the reader could not take, never an
+/// answer.
+fn opens_a_call(lower: &str, tools: &[String]) -> bool {
+    let opens = [
+        "<tools>",
+        "<tool_call>",
+        "<function",
+        "<tool_response>",
+        "```json",
+    ]
+    .iter()
+    .any(|o| lower.starts_with(o));
+    opens
+        && tools.iter().any(|tool| {
+            let tool = tool.to_lowercase();
+            ["\"", "=", "<"]
+                .iter()
+                .any(|before| lower.contains(&format!("{before}{tool}")))
+        })
+}
+
+/// The tool `answer` names as a tool, if any.
+pub(crate) fn named_tool<'a>(answer: &str, tools: &'a [String]) -> Option<&'a String> {
+    let lower = answer.to_lowercase();
+    tools.iter().find(|tool| mentions_tool(&lower, tool))
+}
+
+/// The note for a reply that talks about `tool` after it already ran: its result is
+/// shown again, and the model is asked for the answer it gives.
+pub(crate) fn already_ran_note(why: &str, tool: &str, result: &str) -> String {
+    format!(
+        "That was not an answer: {why}. `{tool}` already ran, and its result was:\n{result}\nReply to the task now with what this result says (the id, value or fact itself), in one or two sentences. Call a tool only if a different step is still needed."
+    )
 }
 
 /// Whether `lower` is instructions for someone else (a list of steps), or ends
@@ -198,6 +241,8 @@ mod tests {
             "I'll check the directory.",
             "To find every TODO comment, you can follow these steps:\n\n1. **List all files in the workspace**:",
             "Here is what the file will contain:",
+            "<tools>\n  <function name=\"read_file\" arguments={\"path\": \"a\"}}\n</tools>",
+            "```json\n{{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}}\n```",
         ] {
             assert!(not_an_answer(text, &tools()).is_some(), "{text}");
         }
@@ -206,6 +251,7 @@ mod tests {
             "The function `parse` in src/lib.rs returns the count; I changed it to 3.",
             "The secret is 42.",
             "I searched the files: there are 4 TODOs, written to TODO.md.",
+            "```json\n{\"count\": 4}\n```",
         ] {
             assert_eq!(not_an_answer(text, &tools()), None, "{text}");
         }

@@ -13,6 +13,7 @@ mod execute;
 mod facts;
 mod guards;
 mod history;
+mod observation;
 mod profile;
 mod prompt;
 mod recovery;

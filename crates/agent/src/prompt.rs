@@ -10,6 +10,7 @@ Rules:
 - Back every claim with tool output; never invent file contents or results. To put results into a file, write the text itself with write_file.
 - Paths are relative to the workspace root.
 - If a step fails, inspect (list_dir, search, read_file) and try another route.
+- When no tool can do what is asked (general knowledge, arithmetic, writing text for the user), answer it yourself in plain text, with no tool call.
 - When the task is done, reply with a short final answer in plain text and no tool call.";
 
 /// The system prompt for `profile`, with workspace facts and, when the tools are not

@@ -138,6 +138,9 @@ pub fn schema_note(tool: &str, detail: &str) -> String {
     format!("Your call of `{tool}` was not run: {detail}. Fix that argument and call it again.")
 }
 
+/// The note after a reply that was cut for repeating itself.
+pub const LOOP_NOTE: &str = "Your last reply kept repeating the same text and was cut. Write each call or sentence once, with short argument values, then stop.";
+
 /// The result given instead of running a call that already succeeded, when nothing
 /// has changed since: the earlier result (shortened) and what to do instead.
 pub fn repeated_success_note(previous: &str) -> String {

@@ -90,6 +90,7 @@ impl<B: Backend> Agent<B> {
                 workspace: Arc::new(workspace),
                 tool_timeout: config.tool_timeout,
                 skips_repeats: strategy.guards_answers(),
+                json_lines: config.result_lines && strategy.guards_answers(),
             },
             tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
             tools: Arc::new(tools),
@@ -349,6 +350,15 @@ impl<B: Backend> Agent<B> {
         mode: RetryMode,
         events: &mut dyn EventSink,
     ) -> Flow {
+        let (mut note, mut mode) = (note, mode);
+        if class == FailureClass::UnknownTool && !run.memory.succeeded_calls.is_empty() {
+            // After a step that worked, a call to nothing is often an extra step the
+            // task never asked for: the retry may answer instead.
+            mode = RetryMode::Same;
+            if let Some(note) = note.as_mut() {
+                note.push_str(" If the task is already done, reply with the answer instead.");
+            }
+        }
         if self.fail(run, class, detail, note.clone(), events) {
             Flow::Stop((
                 StopReason::RecoveryExhausted,

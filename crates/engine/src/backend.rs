@@ -14,8 +14,10 @@ pub struct Completion {
     pub text: String,
     /// The reply as read (content, reasoning, checked calls, problems).
     pub reply: Reply,
-    /// The token limit (or the context) ended the reply.
+    /// The token limit (or the context) ended the reply, or it was cut for looping.
     pub cut_off: bool,
+    /// The reply was cut because it kept repeating one short block.
+    pub looped: bool,
     /// Tokens in the prompt.
     pub prompt_tokens: usize,
     /// Prompt tokens taken from the KV cache instead of evaluated.

@@ -97,6 +97,7 @@ impl ToolSet {
                 .parameters
                 .clone()
                 // No parameters: the function takes none (not "any object").
+                .map(no_parameters_means_none)
                 .unwrap_or_else(
                     || json!({"type": "object", "properties": {}, "additionalProperties": false}),
                 );
@@ -197,4 +198,29 @@ impl ToolSet {
             .iter()
             .map(|t| (t.name.as_str(), &t.sanitized.report))
     }
+}
+
+/// `{"type": "object", "properties": {}}` is how a tool says it takes no parameters:
+/// without `additionalProperties: false` the grammar would allow any keys, and small
+/// models fill them with the schema itself (`{"type": "object"}`). Such a schema gets
+/// `additionalProperties: false`; a schema without `properties` (a free-form object) is
+/// left as it is.
+fn no_parameters_means_none(mut parameters: Value) -> Value {
+    if let Value::Object(map) = &mut parameters {
+        let empty = matches!(map.get("properties"), Some(Value::Object(p)) if p.is_empty());
+        let open = [
+            "additionalProperties",
+            "patternProperties",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "$ref",
+        ]
+        .iter()
+        .any(|k| map.contains_key(*k));
+        if empty && !open {
+            map.insert("additionalProperties".into(), Value::Bool(false));
+        }
+    }
+    parameters
 }

@@ -116,6 +116,10 @@ impl Active {
         if self.generated.len() >= self.max_tokens {
             return Some(StopReason::MaxTokens);
         }
+        // A benchmark's fixed token count (`ignore_eog`) runs on regardless.
+        if !self.ignore_eog && crate::repetition::loops(&self.generated) {
+            return Some(StopReason::Loop);
+        }
         if self.cached.len() + 1 > n_ctx {
             return Some(StopReason::ContextFull);
         }

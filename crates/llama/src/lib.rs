@@ -12,6 +12,7 @@ mod generation;
 mod kv;
 mod local;
 mod quantize;
+mod repetition;
 mod sampler;
 mod slots;
 mod stop;

@@ -171,14 +171,17 @@ impl Backend for LocalBackend {
                 None => return Err(backend_error(EngineError::EngineGone)),
             }
         };
-        let cut_off = matches!(
-            output.stop_reason,
-            StopReason::MaxTokens | StopReason::ContextFull
-        );
+        let looped = output.stop_reason == StopReason::Loop;
+        let cut_off = looped
+            || matches!(
+                output.stop_reason,
+                StopReason::MaxTokens | StopReason::ContextFull
+            );
         let read = reader.finish(cut_off);
         events.events(read.events);
         Ok(Completion {
             cut_off,
+            looped,
             prompt_tokens: output.prompt_tokens,
             reused_tokens: output.reused_tokens,
             completion_tokens: output.tokens.len(),

@@ -160,18 +160,21 @@ pub enum StopReason {
     MaxTokens,
     /// The context window is full.
     ContextFull,
+    /// The text repeated one short block over a long span (see `repetition`).
+    Loop,
     /// The receiver of the stream went away.
     Cancelled,
 }
 
 impl StopReason {
-    /// A short stable name (`eog`, `stop`, `length`, `context`, `cancelled`).
+    /// A short stable name (`eog`, `stop`, `length`, `context`, `loop`, `cancelled`).
     pub fn as_str(&self) -> &'static str {
         match self {
             StopReason::EndOfGeneration => "eog",
             StopReason::StopString(_) => "stop",
             StopReason::MaxTokens => "length",
             StopReason::ContextFull => "context",
+            StopReason::Loop => "loop",
             StopReason::Cancelled => "cancelled",
         }
     }

@@ -248,6 +248,7 @@ impl Backend for RemoteBackend {
         let elapsed = started.elapsed();
         Ok(Completion {
             cut_off,
+            looped: false,
             prompt_tokens,
             reused_tokens: usage
                 .prompt_tokens_details

@@ -24,12 +24,14 @@ pub enum SchemaKind {
     Integer(NumberBounds),
     /// A number, with optional bounds.
     Number(NumberBounds),
-    /// A string, with optional length bounds.
+    /// A string, with optional length bounds and shape.
     String {
         /// Fewest characters.
         min_length: Option<u64>,
         /// Most characters.
         max_length: Option<u64>,
+        /// A format or pattern the grammar writes (lengths then go to validation).
+        shape: Option<StringShape>,
     },
     /// One of these values.
     Enum(Vec<Value>),
@@ -52,6 +54,69 @@ pub enum SchemaKind {
     },
     /// Any of these.
     AnyOf(Vec<Schema>),
+}
+
+/// The shape of a string that the grammar enforces.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StringShape {
+    /// A `format` the grammar can write.
+    Format(StringFormat),
+    /// A `pattern` (ECMA-262 syntax) within what the grammar can express.
+    Pattern(String),
+}
+
+/// The `format`s the grammar enforces; other formats are left to validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StringFormat {
+    /// `2024-02-29` (RFC 3339 full-date, leap years included).
+    Date,
+    /// `14:30:00Z`, `09:05:00.5+02:00` (RFC 3339 full-time).
+    Time,
+    /// A date, `T`, a time.
+    DateTime,
+    /// `local@host.example`.
+    Email,
+    /// Hyphenated hexadecimal UUID.
+    Uuid,
+    /// An absolute URI with an authority: `https://host/path?query#fragment`.
+    Uri,
+    /// Dotted decimal IPv4.
+    Ipv4,
+    /// IPv6 in any of its RFC 4291 text forms.
+    Ipv6,
+}
+
+impl StringFormat {
+    /// Every format the grammar enforces.
+    pub const ALL: [StringFormat; 8] = [
+        Self::Date,
+        Self::Time,
+        Self::DateTime,
+        Self::Email,
+        Self::Uuid,
+        Self::Uri,
+        Self::Ipv4,
+        Self::Ipv6,
+    ];
+
+    /// The format named `name` in JSON Schema, if the grammar enforces it.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Its JSON Schema name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Date => "date",
+            Self::Time => "time",
+            Self::DateTime => "date-time",
+            Self::Email => "email",
+            Self::Uuid => "uuid",
+            Self::Uri => "uri",
+            Self::Ipv4 => "ipv4",
+            Self::Ipv6 => "ipv6",
+        }
+    }
 }
 
 /// Numeric bounds (JSON Schema draft 6+ meaning).
@@ -99,10 +164,20 @@ impl Schema {
             SchemaKind::String {
                 min_length,
                 max_length,
+                shape,
             } => {
                 let mut m = object(json!({"type": "string"}));
                 insert_opt(&mut m, "minLength", min_length);
                 insert_opt(&mut m, "maxLength", max_length);
+                match shape {
+                    Some(StringShape::Format(f)) => {
+                        m.insert("format".into(), Value::from(f.name()));
+                    }
+                    Some(StringShape::Pattern(p)) => {
+                        m.insert("pattern".into(), Value::from(p.as_str()));
+                    }
+                    None => {}
+                }
                 m
             }
             SchemaKind::Enum(values) => object(json!({ "enum": values })),

@@ -18,7 +18,7 @@ mod sanitize;
 mod types;
 mod validate;
 
-pub use canonical::{NumberBounds, Property, Schema, SchemaKind};
+pub use canonical::{NumberBounds, Property, Schema, SchemaKind, StringFormat, StringShape};
 pub use error::SchemaError;
 pub use gbnf::{literal, rule_name, schema_grammar, GrammarBuilder, Json, ValueSyntax};
 pub use names::sanitize_name;

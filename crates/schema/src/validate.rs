@@ -24,6 +24,14 @@ pub enum ArgumentError {
     },
 }
 
+/// A validator for `schema` that checks `format`s too (the grammar writes them, and
+/// a call written without the grammar must meet them as well).
+fn compile(schema: &Value) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+}
+
 /// Checks the arguments of one tool.
 pub struct ArgumentValidator {
     schema: Schema,
@@ -45,7 +53,7 @@ impl ArgumentValidator {
     /// the returned flag says so.
     pub fn new(sanitized: &Sanitized) -> (Self, bool) {
         let schema = sanitized.schema.clone();
-        if let Ok(validator) = jsonschema::validator_for(&sanitized.validation) {
+        if let Ok(validator) = compile(&sanitized.validation) {
             return (
                 Self {
                     schema,
@@ -54,7 +62,7 @@ impl ArgumentValidator {
                 false,
             );
         }
-        let validator = jsonschema::validator_for(&original_names_schema(&schema)).ok();
+        let validator = compile(&original_names_schema(&schema)).ok();
         (Self { schema, validator }, true)
     }
 

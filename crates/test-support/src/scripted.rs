@@ -47,6 +47,8 @@ pub struct ScriptedReply {
     pub text: String,
     /// Pretend the token limit cut it.
     pub cut_off: bool,
+    /// Pretend it was cut for repeating itself.
+    pub looped: bool,
 }
 
 impl ScriptedBackend {
@@ -71,6 +73,7 @@ impl ScriptedBackend {
                 .map(|t| ScriptedReply {
                     text: t.into(),
                     cut_off: false,
+                    looped: false,
                 })
                 .collect(),
             requests: Vec::new(),
@@ -91,6 +94,16 @@ impl ScriptedBackend {
         self.replies.push_back(ScriptedReply {
             text: text.into(),
             cut_off: true,
+            looped: false,
+        });
+    }
+
+    /// Adds a reply that was cut for repeating itself.
+    pub fn push_looped(&mut self, text: impl Into<String>) {
+        self.replies.push_back(ScriptedReply {
+            text: text.into(),
+            cut_off: true,
+            looped: true,
         });
     }
 
@@ -99,6 +112,7 @@ impl ScriptedBackend {
         self.replies.push_back(ScriptedReply {
             text: text.into(),
             cut_off: false,
+            looped: false,
         });
     }
 }
@@ -146,6 +160,7 @@ impl Backend for ScriptedBackend {
             text: reply.text,
             reply: read.reply,
             cut_off: reply.cut_off,
+            looped: reply.looped,
             prompt_tokens,
             prepared: Some(prepared),
             ..Completion::default()

@@ -1,6 +1,7 @@
 //! `full`: everything rein has. A lazy call grammar (free text until the family's call
 //! marker), the repairing reader (bare JSON calls, obvious name variants), a note that
-//! says what to fix for every failure, a larger allowance for a call the limit cut,
+//! says what to fix for every failure, a larger allowance for a call the limit cut
+//! (a reply cut for looping is retried with a note instead),
 //! calls-only decoding after a call written in the wrong format, and the verification
 //! guard.
 
@@ -40,6 +41,16 @@ impl Strategy for Full {
 
     fn read(&self, completion: &Completion, context: ReadContext<'_>) -> Step {
         let reply = &completion.reply;
+        if completion.looped {
+            // Cut early for repeating itself: a larger allowance would only repeat
+            // more. The retry samples hotter (see the retry heat).
+            return Step::retry(
+                FailureClass::Repetition,
+                "the reply kept repeating itself and was cut",
+                Some(recovery::LOOP_NOTE.to_string()),
+                RetryMode::Same,
+            );
+        }
         // A forced retry is read like any reply: a text answer is still an answer.
         match reply
             .problems

@@ -33,6 +33,70 @@ fn a_reply_that_narrates_a_step_is_not_the_answer() {
 }
 
 #[test]
+fn narration_about_a_tool_that_already_ran_gets_its_result_and_is_read_as_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let read = call("read_file", r#"{"path": "a.txt"}"#);
+    let r = run(
+        dir.path(),
+        vec![
+            read.clone(),
+            "To read it, you can use the `read_file` function with the path a.txt.".into(),
+            "a.txt holds alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let retry = seen(&r, 2);
+    assert!(
+        retry.contains("`read_file` already ran, and its result was:"),
+        "{retry}"
+    );
+    assert!(retry.contains("alpha"), "{retry}");
+    // Not forced into a call: the answer is what is wanted.
+    assert_ne!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+    // After a repeated call, the same narration makes the next reply an answer-only
+    // decode (no call grammar, the call marker stops it).
+    let r = run(
+        dir.path(),
+        vec![
+            read.clone(),
+            read,
+            "You can use the `read_file` function to read a.txt.".into(),
+            "a.txt holds alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["repetition", "not_an_answer"]);
+    let last = &r.agent.backend().requests[3];
+    assert!(last.grammar.is_none());
+    assert!(
+        last.stop.contains(&"<tool_call>".to_string()),
+        "{:?}",
+        last.stop
+    );
+}
+
+#[test]
+fn a_call_echoed_in_result_tags_is_a_repeat_not_a_format_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "<tool_response>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n</tool_response>".into(),
+            "a.txt holds alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["repetition"]);
+}
+
+#[test]
 fn an_answer_without_the_tasks_output_file_is_held_once() {
     let dir = tempfile::tempdir().unwrap();
     let task = "List the files and write them into a new file FILES.md, one per line.";
@@ -209,4 +273,80 @@ fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
     );
     assert_eq!(recoveries(&r.events), vec!["schema"]);
     assert!(!dir.path().join("b.md").exists());
+}
+
+#[test]
+fn a_call_to_no_tool_after_a_step_that_worked_may_be_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    // A whole reply that is a call to a tool that does not exist.
+    let bare = r#"{"name": "save_summary", "arguments": {"text": "alpha"}}"#.to_string();
+    let r = run(
+        dir.path(),
+        vec![
+            call("read_file", r#"{"path": "a.txt"}"#),
+            bare.clone(),
+            "a.txt holds alpha.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["unknown_tool"]);
+    let retry = &r.agent.backend().requests[2];
+    assert_ne!(retry.request.choice, rein_protocol::ToolChoice::Required);
+    assert!(seen(&r, 2).contains("If the task is already done, reply with the answer instead."));
+    // Before anything worked, the retry must be a call.
+    let r = run(
+        dir.path(),
+        vec![
+            bare,
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "a.txt holds alpha.".into(),
+        ],
+    );
+    assert_eq!(
+        r.agent.backend().requests[1].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+}
+
+#[test]
+fn a_reply_cut_for_looping_is_retried_hotter_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut backend = ScriptedBackend::new(Vec::<String>::new(), true);
+    backend.push_looped("The files are: a a a a a a a a a a a a a a a a a a a a");
+    backend.push("The workspace is empty.");
+    let r = run_backend(dir.path(), backend, RunConfig::new(Profile::Full));
+    assert_eq!(r.result.answer.as_deref(), Some("The workspace is empty."));
+    assert_eq!(recoveries(&r.events), vec!["repetition"]);
+    assert!(seen(&r, 1).contains("kept repeating the same text"));
+    let requests = &r.agent.backend().requests;
+    // Not a larger allowance: the same one, sampled hotter.
+    assert_eq!(requests[1].max_tokens, requests[0].max_tokens);
+    assert!(requests[1].request.sampling.temperature > requests[0].request.sampling.temperature);
+}
+
+#[test]
+fn an_answer_in_result_tags_is_a_result_it_repeats_or_held() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("id.txt"), "DRF-204\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call("read_file", r#"{"path": "id.txt"}"#),
+            "<tool_response>\nDRF-204\n</tool_response>".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("DRF-204"));
+    // A result no tool gave is made up: held, with a note.
+    let r = run(
+        dir.path(),
+        vec![
+            "<tool_response>\nMSFT: 237.99 USD\n</tool_response>".into(),
+            call("read_file", r#"{"path": "id.txt"}"#),
+            "The id is DRF-204.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The id is DRF-204."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(seen(&r, 1).contains("results come only from the tools you call"));
 }

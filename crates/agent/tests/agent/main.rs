@@ -43,7 +43,14 @@ fn run_with(dir: &Path, replies: Vec<String>, native: bool, config: RunConfig) -
 }
 
 fn run_task(dir: &Path, task: &str, replies: Vec<String>, native: bool, config: RunConfig) -> Run {
-    let backend = ScriptedBackend::new(replies, native);
+    run_backend_task(dir, task, ScriptedBackend::new(replies, native), config)
+}
+
+fn run_backend(dir: &Path, backend: ScriptedBackend, config: RunConfig) -> Run {
+    run_backend_task(dir, "do the task", backend, config)
+}
+
+fn run_backend_task(dir: &Path, task: &str, backend: ScriptedBackend, config: RunConfig) -> Run {
     let mut agent = Agent::new(backend, workspace(dir), &Registry::builtin(), config).unwrap();
     let trace_dir = tempfile::tempdir().unwrap();
     let trace_path = trace_dir.path().join("run.jsonl");

@@ -5,8 +5,8 @@
 //! are left to validation.
 
 use rein_schema::gbnf::{
-    ch, chars, group, lit, lit_rep, one_of, range, rule, rule_rep, seq, Item, Leaf, Production,
-    Repeat,
+    ch, chars, group, lit, lit_rep, one_of, range, rule, rule_rep, seq, InString, Item, Leaf,
+    Production, Repeat,
 };
 use rein_schema::ValueSyntax;
 use serde_json::Value;
@@ -157,6 +157,26 @@ impl ValueSyntax for ObjectNotation {
 
     fn bounded_string(&self, count: Repeat) -> Production {
         seq([lit(QUOTE), rule_rep("on-char", count), lit(QUOTE)])
+    }
+
+    fn shaped_string(&self, body: Vec<Item>) -> Production {
+        let mut items = vec![lit(QUOTE)];
+        items.extend(body);
+        items.push(lit(QUOTE));
+        seq(items)
+    }
+
+    fn string_char(&self, repeat: Repeat) -> Item {
+        rule_rep("on-char", repeat)
+    }
+
+    fn in_string(&self, c: char) -> InString {
+        // `<` may begin the closing quote; a string has no escapes.
+        if c == '<' || c.is_ascii_control() {
+            InString::Impossible
+        } else {
+            InString::Plain
+        }
     }
 
     fn value(&self, value: &Value) -> Item {

@@ -1,9 +1,10 @@
 //! Calls written outside the family's call markers, in the wrappers small models use
-//! instead: a ```` ```json ```` fence, `<tools>`, `<tool_call>` or `<function_call>`
-//! tags, bare JSON objects or an array of them (`name`/`function` with
+//! instead: a ```` ```json ```` fence, `<tools>`, `<tool_call>`, `<function_call>` or
+//! `<tool_response>` tags, bare JSON objects or an array of them (`name`/`function` with
 //! `arguments`/`parameters`, arguments as an object or as JSON text),
 //! `<function=NAME>{…}</function>`, and `<function><name>…</name><arguments>…` or
-//! `<function name="…" arguments='…'>`. A block is read as calls only when all of it
+//! `<function name="…" arguments='…'>`, or inside `<tools>` a tag named after the tool
+//! (`<get_weather arguments={…} />`). A block is read as calls only when all of it
 //! is calls; anything else in it makes the block text. Also the loose scan for
 //! anything call-shaped that a harness without a grammar would run.
 
@@ -12,9 +13,12 @@ use serde_json::{Map, Value};
 use crate::family::hermes::RawCall;
 
 /// Tags that wrap JSON calls.
-const TAGS: [(&str, &str); 4] = [
+const TAGS: [(&str, &str); 5] = [
     ("<tools>", "</tools>"),
     ("<tool_call>", "</tool_call>"),
+    // A call written where the template puts results (the model imitating the turn
+    // it just read).
+    ("<tool_response>", "</tool_response>"),
     ("<function_call>", "</function_call>"),
     ("<functioncall>", "</functioncall>"),
 ];
@@ -32,6 +36,10 @@ pub fn bare_calls(text: &str) -> Option<Vec<RawCall>> {
         // Objects may be separated by a comma, as in a list without its brackets.
         let after = after.trim_start();
         rest = after.strip_prefix(',').unwrap_or(after).trim_start();
+        // A closing fence left over after tags (the model opened none).
+        if rest == "```" {
+            break;
+        }
     }
     (!calls.is_empty()).then_some(calls)
 }
@@ -51,7 +59,8 @@ fn next_block(text: &str) -> Option<(Vec<RawCall>, &str)> {
             let body = inner[..end].trim();
             let calls = calls_in(body)
                 .or_else(|| tagged_functions(body))
-                .or_else(|| bare_calls(body))?;
+                .or_else(|| bare_calls(body))
+                .or_else(|| tool_named_tags(body))?;
             return Some((calls, &inner[end + close.len()..]));
         }
     }
@@ -241,6 +250,38 @@ fn tagged_functions(body: &str) -> Option<Vec<RawCall>> {
     (!calls.is_empty()).then_some(calls)
 }
 
+/// `<NAME arguments={…} />` (or `arguments='{…}'`), one or more, each tag named after
+/// the tool it calls; only inside a `<tools>`-like wrapper, and only `arguments` as
+/// the attribute.
+fn tool_named_tags(body: &str) -> Option<Vec<RawCall>> {
+    let mut calls = Vec::new();
+    let mut rest = body.trim();
+    while !rest.is_empty() {
+        let after = rest.strip_prefix('<')?;
+        let name_end = after.find(|c: char| !(c.is_ascii_alphanumeric() || "_-.".contains(c)))?;
+        let name = &after[..name_end];
+        if name.is_empty() || name == "function" {
+            return None;
+        }
+        let (mut attributes, after_tag) = attributes(&after[name_end..])?;
+        let arguments = arguments_of(attributes.remove("arguments")?)?;
+        if !attributes.is_empty() {
+            return None;
+        }
+        let close = format!("</{name}>");
+        let after_tag = after_tag.trim_start();
+        rest = after_tag
+            .strip_prefix(close.as_str())
+            .unwrap_or(after_tag)
+            .trim_start();
+        calls.push(RawCall {
+            name: name.to_string(),
+            arguments,
+        });
+    }
+    (!calls.is_empty()).then_some(calls)
+}
+
 /// The text of `<tag>…</tag>` in `text`.
 fn element<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     let open = format!("<{tag}>");
@@ -354,6 +395,8 @@ mod tests {
             "{\"name\": \"a\", \"arguments\": [1]}",
             "```json\n{\"title\": \"a config, not a call\"}\n```",
             "<tools>not json</tools>",
+            "<tools><get_weather city=\"Paris\" /></tools>",
+            "<get_weather arguments={\"city\": \"Paris\"} />",
             "The answer is 42.",
         ] {
             assert_eq!(bare_calls(text), None, "{text}");
@@ -375,6 +418,9 @@ mod tests {
             "<function name=\"get_weather\" arguments='{\"city\": \"Paris\"}'>",
             "<function name=\"get_weather\" arguments={\"city\": \"Paris\"} />",
             "<tools><function><name>get_weather</name><arguments>{\"city\": \"Paris\"}</arguments></function></tools>",
+            "<tools>\n  <function name=\"get_weather\" arguments={\"city\": \"Paris\"} />\n</tools>\n```",
+            "<tool_response>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_response>",
+            "<tools>\n  <get_weather arguments={\"city\": \"Paris\"} />\n</tools>",
         ] {
             assert_eq!(names(text), expected, "{text}");
         }

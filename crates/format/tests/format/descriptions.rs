@@ -1,5 +1,6 @@
-//! How the built-in tools are described to a model that is taught them: one-line
-//! signatures generated from the schemas, or the JSON specs one per line.
+//! How tools are prepared and described to a model that is taught them: one-line
+//! signatures generated from the schemas, or the JSON specs one per line; a tool with
+//! empty `properties` takes no parameters.
 
 use rein_format::{DescriptionStyle, ToolSet};
 use rein_tools::Registry;
@@ -38,4 +39,25 @@ fn descriptions_come_in_two_styles() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(specs, Registry::builtin().specs());
+}
+
+#[test]
+fn empty_properties_mean_no_parameters_and_a_free_form_object_stays_open() {
+    let specs: Vec<rein_protocol::ToolSpec> = serde_json::from_value(serde_json::json!([
+        {"type": "function", "function": {"name": "now", "description": "d",
+         "parameters": {"type": "object", "properties": {}}}},
+        {"type": "function", "function": {"name": "configure", "description": "d",
+         "parameters": {"type": "object"}}}
+    ]))
+    .unwrap();
+    let set = rein_format::ToolSet::prepare(&specs).unwrap();
+    let now = &set.get("now").unwrap().validator;
+    assert!(now.check("{}").is_ok());
+    assert!(now.check(r#"{"type": "object"}"#).is_err());
+    let grammar = rein_format::Family::Hermes
+        .call_grammar(&set, &rein_format::ToolChoice::Named("now".into()), false)
+        .unwrap();
+    assert!(!grammar.gbnf.contains("json-value"), "{}", grammar.gbnf);
+    let configure = &set.get("configure").unwrap().validator;
+    assert!(configure.check(r#"{"type": "object", "depth": 2}"#).is_ok());
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::expr::{ch, chars, group, lit, range, rule, rule_rep, seq, Item, Production, Repeat};
-use super::{Leaf, ValueSyntax};
+use super::{InString, Leaf, ValueSyntax};
 
 /// JSON values.
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,6 +31,40 @@ pub fn unsigned_number() -> Production {
             ]),
             Repeat::ZeroOrOne,
         ),
+    ])
+}
+
+/// The four hex digits after `\\u`: any code unit but a surrogate, or a surrogate
+/// pair (`d800`-`dbff`, then `\\u` and `dc00`-`dfff`), so every escape decodes.
+fn unicode_escape() -> Item {
+    let hex = |count: usize| {
+        chars(
+            vec![range('0', '9'), range('a', 'f'), range('A', 'F')],
+            false,
+            Repeat::Exact(count),
+        )
+    };
+    let one = |items: Vec<gbnf::CharacterSetItem>| chars(items, false, Repeat::One);
+    super::alt([
+        seq([
+            one(vec![range('0', '9'), range('a', 'c'), range('A', 'C')]),
+            hex(3),
+        ]),
+        seq([
+            one(vec![ch('d'), ch('D')]),
+            one(vec![range('0', '7')]),
+            hex(2),
+        ]),
+        seq([one(vec![ch('e'), ch('f'), ch('E'), ch('F')]), hex(3)]),
+        seq([
+            one(vec![ch('d'), ch('D')]),
+            one(vec![range('8', '9'), range('a', 'b'), range('A', 'B')]),
+            hex(2),
+            lit("\\u"),
+            one(vec![ch('d'), ch('D')]),
+            one(vec![range('c', 'f'), range('C', 'F')]),
+            hex(2),
+        ]),
     ])
 }
 
@@ -66,14 +100,7 @@ impl ValueSyntax for Json {
                         false,
                         Repeat::One,
                     )]),
-                    seq([
-                        lit("u"),
-                        chars(
-                            vec![range('0', '9'), range('a', 'f'), range('A', 'F')],
-                            false,
-                            Repeat::Exact(4),
-                        ),
-                    ]),
+                    seq([lit("u"), unicode_escape()]),
                 ]),
             ]),
         ]);
@@ -198,6 +225,27 @@ impl ValueSyntax for Json {
 
     fn bounded_string(&self, count: Repeat) -> Production {
         seq([lit("\""), rule_rep("json-char", count), lit("\"")])
+    }
+
+    fn shaped_string(&self, body: Vec<Item>) -> Production {
+        let mut items = vec![lit("\"")];
+        items.extend(body);
+        items.push(lit("\""));
+        seq(items)
+    }
+
+    fn string_char(&self, repeat: Repeat) -> Item {
+        rule_rep("json-char", repeat)
+    }
+
+    fn in_string(&self, c: char) -> InString {
+        match c {
+            '"' => InString::Escaped("\\\""),
+            '\\' => InString::Escaped("\\\\"),
+            // `json-char` leaves DEL out with the controls.
+            c if c.is_ascii_control() => InString::Impossible,
+            _ => InString::Plain,
+        }
     }
 
     fn value(&self, value: &Value) -> Item {

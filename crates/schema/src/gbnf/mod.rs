@@ -4,15 +4,18 @@
 //! [`ValueSyntax`] that says how a leaf, a key, a string and a separator are written.
 //!
 //! Integer bounds, lengths and item counts (already capped by the sanitizer) are
-//! enforced, and a non-negative lower bound for numbers; other numeric bounds, string
-//! patterns and formats are left to validation. Rules are named from the schema's
+//! enforced, a non-negative lower bound for numbers, the common string formats and
+//! simple patterns (see [`formats`] and [`pattern`]); other numeric bounds, and the
+//! lengths of a string with a shape, are left to validation. Rules are named from the schema's
 //! property paths, uniquely; a syntax's shared rules are written only when used.
 
 mod expr;
+mod formats;
 mod int;
 mod json;
+mod pattern;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use gbnf::{Grammar, GrammarItem, NonTerminalSymbol, Rule};
 use serde_json::Value;
@@ -21,10 +24,23 @@ pub use expr::{
     alt, ch, chars, group, lit, lit_rep, literal, one_of, range, refers_to, repeat, rule,
     rule_name, rule_rep, seq, CharacterSetItem, Item, Production, Repeat,
 };
+pub use formats::format_body;
 pub use int::integer_expression;
 pub use json::{unsigned_number, Json};
+pub use pattern::{pattern_body, pattern_support};
 
-use crate::{NumberBounds, Schema, SchemaKind};
+use crate::{NumberBounds, Schema, SchemaKind, StringFormat, StringShape};
+
+/// How a value syntax writes one character inside a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InString {
+    /// As it is.
+    Plain,
+    /// As this escape.
+    Escaped(&'static str),
+    /// Not at all (the grammar leaves it out).
+    Impossible,
+}
 
 /// How a leaf of a schema is written.
 #[derive(Debug, Clone)]
@@ -57,6 +73,12 @@ pub trait ValueSyntax {
     fn string(&self) -> Leaf;
     /// A string of `count` characters.
     fn bounded_string(&self, count: Repeat) -> Production;
+    /// A string whose inside is `body` (text built from [`Self::in_string`]).
+    fn shaped_string(&self, body: Vec<Item>) -> Production;
+    /// Any character of a string, as the syntax writes it, repeated.
+    fn string_char(&self, repeat: Repeat) -> Item;
+    /// How the character `c` is written inside a string.
+    fn in_string(&self, c: char) -> InString;
     /// One enum value, exactly.
     fn value(&self, value: &Value) -> Item;
     /// A property's key and what separates it from its value.
@@ -70,6 +92,8 @@ pub trait ValueSyntax {
 pub struct GrammarBuilder {
     rules: Vec<(String, Production)>,
     names: HashSet<String>,
+    /// The rule written for each format, shared by every string in it.
+    formats: HashMap<StringFormat, Item>,
 }
 
 impl GrammarBuilder {
@@ -108,13 +132,16 @@ impl GrammarBuilder {
             },
             SchemaKind::Number(bounds) => syntax.number(non_negative(bounds)),
             SchemaKind::String {
-                min_length: None,
-                max_length: None,
-            } => syntax.string(),
-            SchemaKind::String {
                 min_length,
                 max_length,
-            } => Leaf::Rule(syntax.bounded_string(repeat(min_length.unwrap_or(0), *max_length))),
+                shape,
+            } => match shape.as_ref().and_then(|s| self.shape_body(s, syntax)) {
+                Some(body) => Leaf::Rule(syntax.shaped_string(body)),
+                None if min_length.is_none() && max_length.is_none() => syntax.string(),
+                None => {
+                    Leaf::Rule(syntax.bounded_string(repeat(min_length.unwrap_or(0), *max_length)))
+                }
+            },
             SchemaKind::Enum(values) => {
                 Leaf::Rule(one_of(values.iter().map(|v| seq([syntax.value(v)]))))
             }
@@ -182,6 +209,23 @@ impl GrammarBuilder {
                 let name = self.fresh(prefix);
                 self.rule(&name, body)
             }
+        }
+    }
+
+    /// The inside of a string of `shape` (`None`: the syntax cannot write it, and
+    /// the string is written plainly).
+    fn shape_body(&mut self, shape: &StringShape, syntax: &dyn ValueSyntax) -> Option<Vec<Item>> {
+        match shape {
+            StringShape::Format(format) => {
+                if let Some(item) = self.formats.get(format) {
+                    return Some(vec![item.clone()]);
+                }
+                let name = self.fresh(&format!("format-{}", format.name()));
+                let item = self.rule(&name, seq(formats::format_body(*format)));
+                self.formats.insert(*format, item.clone());
+                Some(vec![item])
+            }
+            StringShape::Pattern(pattern) => pattern_body(pattern, syntax).ok(),
         }
     }
 

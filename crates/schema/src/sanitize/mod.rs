@@ -6,6 +6,7 @@
 
 mod bounds;
 mod combine;
+mod shape;
 mod typed;
 mod validation;
 

@@ -156,9 +156,11 @@ impl Walker<'_> {
                 let cap = self.limits.max_length_bound;
                 let (min_length, max_length) =
                     self.bound_pair(map, ("minLength", "maxLength"), cap, path);
+                let shape = self.string_shape(map, path, min_length.or(max_length).is_some());
                 SchemaKind::String {
                     min_length,
                     max_length,
+                    shape,
                 }
             }
             TypeName::Array => {
