@@ -7,7 +7,7 @@ use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 use crate::guards::{already_ran_note, missing_output, named_tool, not_an_answer, Held};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow};
+use crate::run::{Agent, Flow, WRITE_TOOL};
 use crate::state::RunState;
 
 impl<B: Backend> Agent<B> {
@@ -66,7 +66,19 @@ impl<B: Backend> Agent<B> {
                 // Not kept: the retry sees the clean history and the note, and it is
                 // decoded as a call (the step it talked about, or the one before it).
                 let (class, mode) = match other {
-                    Held::MissingOutput(_) => (FailureClass::MissingOutput, RetryMode::CallsOnly),
+                    // With results in hand, the retry is the write itself; the
+                    // answer-only decoding of a repeat gives way to it.
+                    Held::MissingOutput(_)
+                        if !run.memory.succeeded_calls.is_empty()
+                            && self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
+                    {
+                        run.answer_only = false;
+                        (FailureClass::MissingOutput, RetryMode::WriteOutput)
+                    }
+                    Held::MissingOutput(_) => {
+                        run.answer_only = false;
+                        (FailureClass::MissingOutput, RetryMode::CallsOnly)
+                    }
                     // A call written as plain text (an answer-only turn): asked again.
                     _ if rein_format::read::bare_calls(&text).is_some() => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
@@ -74,7 +86,13 @@ impl<B: Backend> Agent<B> {
                     _ => (FailureClass::NotAnAnswer, RetryMode::CallsOnly),
                 };
                 let detail = format!("{}: {}", other.kind(), first_line(&text));
-                self.retry(run, class, &detail, Some(other.note()), mode, events)
+                let note = match (&other, mode) {
+                    (Held::MissingOutput(file), RetryMode::WriteOutput) => format!(
+                        "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above. Then reply with a short final answer."
+                    ),
+                    _ => other.note(),
+                };
+                self.retry(run, class, &detail, Some(note), mode, events)
             }
         }
     }
@@ -116,13 +134,16 @@ impl<B: Backend> Agent<B> {
             return None;
         }
         if self.config.answer_guards {
-            if let Some(why) = not_an_answer(text, &self.tool_names) {
-                return Some(Held::NotAnAnswer(why));
-            }
+            // The missing output file first: its note says exactly what to do next.
             if let Some(file) = &run.output_file {
-                if missing_output(self.executor.workspace.root(), file) {
+                if run.holds.missing_output == 0
+                    && missing_output(self.executor.workspace.root(), file)
+                {
                     return Some(Held::MissingOutput(file.clone()));
                 }
+            }
+            if let Some(why) = not_an_answer(text, &self.tool_names) {
+                return Some(Held::NotAnAnswer(why));
             }
         }
         let unverified = &run.memory.unverified_edits;

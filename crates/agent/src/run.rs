@@ -24,6 +24,9 @@ use crate::state::RunState;
 /// The tool that ends a run with an answer (offered by the `structured` profile).
 pub const FINISH_TOOL: &str = "finish";
 
+/// The built-in tool that writes a file (the output-file guard asks for it).
+pub(crate) const WRITE_TOOL: &str = "write_file";
+
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -235,7 +238,11 @@ impl<B: Backend> Agent<B> {
             Flow::Retry { note, mode } => {
                 // The broken reply is not kept: the retry sees the clean history.
                 run.note = note;
-                run.forced = (mode == RetryMode::CallsOnly).then_some(ToolChoice::Required);
+                run.forced = match mode {
+                    RetryMode::CallsOnly => Some(ToolChoice::Required),
+                    RetryMode::WriteOutput => Some(ToolChoice::Named(WRITE_TOOL.to_string())),
+                    RetryMode::Same | RetryMode::LargerAllowance => None,
+                };
                 if mode == RetryMode::LargerAllowance {
                     run.reply_tokens = run
                         .reply_tokens

@@ -112,6 +112,9 @@ pub(crate) enum RetryMode {
     LargerAllowance,
     /// Decode under the calls-only grammar (a call was written in another format).
     CallsOnly,
+    /// Decode as a call of `write_file` (the task's output file is missing and the
+    /// results to put in it are there).
+    WriteOutput,
 }
 
 /// What a reply amounts to, as the profile reads it.

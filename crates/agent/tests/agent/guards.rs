@@ -350,3 +350,33 @@ fn an_answer_in_result_tags_is_a_result_it_repeats_or_held() {
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
     assert!(seen(&r, 1).contains("results come only from the tools you call"));
 }
+
+#[test]
+fn with_results_in_hand_a_missing_output_file_is_asked_for_as_a_write() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let task = "Read a.txt and write its words into a new file WORDS.md.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "The words are: alpha.".into(),
+            call(
+                "write_file",
+                r#"{"path": "WORDS.md", "content": "alpha\n"}"#,
+            ),
+            "WORDS.md holds alpha.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("WORDS.md holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["missing_output"]);
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Named("write_file".into())
+    );
+    assert!(seen(&r, 2).contains("Write it now with write_file: path `WORDS.md`"));
+    assert!(dir.path().join("WORDS.md").exists());
+}
