@@ -75,6 +75,9 @@ pub(crate) struct Memory {
     pub changes: u64,
     /// Source files edited since the last test or build.
     pub unverified_edits: BTreeSet<String>,
+    /// The file the task asks for, when it did not exist at the start (`full`): a
+    /// failed look at it says that it is to be written.
+    pub output_file: Option<String>,
 }
 
 /// Runs calls for one agent: its tools in its workspace.
@@ -120,6 +123,7 @@ impl Executor {
                     Started::Done(outcome) => outcome,
                     Started::Running(handle) => {
                         let outcome = self.finish(call, handle, memory).await;
+                        let outcome = output_file_note(outcome, call, memory);
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;
                         }
@@ -256,4 +260,20 @@ fn is_source_file(path: &std::path::Path) -> bool {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| CODE.contains(&e))
+}
+
+/// A failed read, listing or search of the task's output file, while it does not
+/// exist: the tool's message is replaced by what the file is and the next move.
+fn output_file_note(outcome: CallOutcome, call: &ReadyCall, memory: &Memory) -> CallOutcome {
+    let Some(file) = memory.output_file.as_deref() else {
+        return outcome;
+    };
+    let path = call.arguments["path"].as_str().unwrap_or_default();
+    let same = path.trim_start_matches("./") == file.trim_start_matches("./");
+    if outcome.ok || !same || call.name == "write_file" {
+        return outcome;
+    }
+    CallOutcome::failed(format!(
+        "`{file}` does not exist yet: it is the file this task asks you to write. Find what goes in it first (search or read the files that hold it), then write it with write_file."
+    ))
 }

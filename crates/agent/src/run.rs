@@ -175,6 +175,9 @@ impl<B: Backend> Agent<B> {
         // The file the task asks for, when it does not exist yet.
         run.output_file = crate::guards::output_file(task)
             .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
+        if self.strategy.guards_answers() {
+            run.memory.output_file = run.output_file.clone();
+        }
         run
     }
 

@@ -380,3 +380,36 @@ fn with_results_in_hand_a_missing_output_file_is_asked_for_as_a_write() {
     assert!(seen(&r, 2).contains("Write it now with write_file: path `WORDS.md`"));
     assert!(dir.path().join("WORDS.md").exists());
 }
+
+#[test]
+fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = "Find the words and write them into a new file OUT.md.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "OUT.md"}"#),
+            call("write_file", r#"{"path": "OUT.md", "content": "alpha\n"}"#),
+            "OUT.md is written.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("OUT.md is written."));
+    let first: Vec<&str> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        first[0].starts_with(
+            "`OUT.md` does not exist yet: it is the file this task asks you to write."
+        ),
+        "{}",
+        first[0]
+    );
+}
