@@ -86,8 +86,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// A run setting by name, repeatable: describe, temperature, top_p,
-    /// repeat_penalty, call_example, wrapper_grammar, answer_guards, verification_guard,
-    /// parallel_calls, reply_tokens (e.g. `--set call_example=off`).
+    /// repeat_penalty, call_example, wrapper_grammar, answer_guards, result_lines,
+    /// verification_guard, parallel_calls, reply_tokens, retry_heat (e.g. `--set
+    /// call_example=off`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
 }

@@ -139,7 +139,7 @@ impl<B: Backend> Agent<B> {
 
 /// The latest tool result in the history (shortened), without its untrusted-data
 /// wrapper.
-fn latest_result(history: &[rein_protocol::Message]) -> Option<String> {
+pub(crate) fn latest_result(history: &[rein_protocol::Message]) -> Option<String> {
     const SHOWN: usize = 1500;
     let text = history
         .iter()

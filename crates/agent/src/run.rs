@@ -223,6 +223,18 @@ impl<B: Backend> Agent<B> {
                 keep,
             } => {
                 run.history.extend(keep);
+                let mut note = note;
+                if completion.looped && !run.memory.succeeded_calls.is_empty() {
+                    // A loop after a step that worked is most often the same call
+                    // again and again: the retry shows the result and is an answer.
+                    if let Some(result) = crate::calls::latest_result(&run.history) {
+                        note = Some(format!(
+                            "{} The latest result was:\n{result}\nReply to the task now with what the results say.",
+                            crate::recovery::LOOP_NOTE
+                        ));
+                        run.answer_only = true;
+                    }
+                }
                 self.retry(run, class, &detail, note, mode, events)
             }
             Step::Answer(text) => self.on_answer(run, text, events),

@@ -413,3 +413,19 @@ fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
         first[0]
     );
 }
+
+#[test]
+fn a_loop_after_a_step_that_worked_is_retried_as_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let read = call("read_file", r#"{"path": "a.txt"}"#);
+    let mut backend = ScriptedBackend::new(vec![read.clone()], true);
+    backend.push_looped(format!("{read}\n{read}\n{read}\n{read}"));
+    backend.push("a.txt holds alpha.");
+    let r = run_backend(dir.path(), backend, RunConfig::new(Profile::Full));
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["repetition"]);
+    let retry = &r.agent.backend().requests[2];
+    assert!(retry.grammar.is_none(), "decoded as an answer");
+    assert!(seen(&r, 2).contains("The latest result was:"));
+}

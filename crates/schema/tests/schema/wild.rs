@@ -428,3 +428,33 @@ fn too_deep_is_an_error_not_a_stack_overflow() {
         "{err}"
     );
 }
+
+#[test]
+fn required_holds_without_a_top_level_type() {
+    for schema in [
+        json!({"properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}),
+    ] {
+        let s = sanitize(&schema, Limits::default()).unwrap();
+        let rein_schema::SchemaKind::Object { properties, .. } = &s.schema.kind else {
+            panic!("not an object: {:?}", s.schema.kind);
+        };
+        let required: Vec<(&str, bool)> = properties
+            .iter()
+            .map(|p| (p.name.as_str(), p.required))
+            .collect();
+        assert_eq!(required, vec![("a", true), ("b", false)], "{schema}");
+        // In the grammar `a` is not optional: the rule that starts the properties
+        // begins with it.
+        let grammar = rein_schema::schema_grammar(&s.schema);
+        let first = grammar
+            .lines()
+            .find(|l| l.starts_with("value-from0 ::="))
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            first.starts_with("value-from0 ::= \"\\\"a\\\"\""),
+            "{grammar}"
+        );
+    }
+}
