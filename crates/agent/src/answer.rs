@@ -33,6 +33,24 @@ impl<B: Backend> Agent<B> {
         if !run.holds.allow(&held) {
             return Flow::Stop((StopReason::Answered, Some(text), None));
         }
+        if let Held::NotAnAnswer(why) = &held {
+            if let Some((tool, result)) = self.ran_already(run, &text) {
+                // It talks about a tool that already ran: the step is done, so the
+                // retry gets its result again and is read as an answer; after a
+                // repeated call it is decoded as one.
+                let note = already_ran_note(why, &tool, &result);
+                run.answer_only |= run.repeats >= 1;
+                let detail = format!("not_an_answer: {}", first_line(&text));
+                return self.retry(
+                    run,
+                    FailureClass::NotAnAnswer,
+                    &detail,
+                    Some(note),
+                    RetryMode::Same,
+                    events,
+                );
+            }
+        }
         match held {
             Held::Unverified(files) => {
                 // The answer stays: the check it asks for completes it.
@@ -44,23 +62,6 @@ impl<B: Backend> Agent<B> {
                 run.history
                     .push(Message::user(Held::Unverified(files).note()));
                 Flow::Next
-            }
-            Held::NotAnAnswer(why) if self.ran_already(run, &text).is_some() => {
-                // It talks about a tool that already ran: the step is done, so the
-                // retry gets its result again and is read as an answer; after a
-                // repeated call it is decoded as one.
-                let (tool, result) = self.ran_already(run, &text).unwrap_or_default();
-                let note = already_ran_note(&why, &tool, &result);
-                run.answer_only |= run.repeats >= 1;
-                let detail = format!("not_an_answer: {}", first_line(&text));
-                self.retry(
-                    run,
-                    FailureClass::NotAnAnswer,
-                    &detail,
-                    Some(note),
-                    RetryMode::Same,
-                    events,
-                )
             }
             other => {
                 // Not kept: the retry sees the clean history and the note, and it is
@@ -135,7 +136,7 @@ impl<B: Backend> Agent<B> {
         }
         if self.config.answer_guards {
             // The missing output file first: its note says exactly what to do next.
-            if let Some(file) = &run.output_file {
+            if let Some(file) = &run.memory.output_file {
                 if run.holds.missing_output == 0
                     && missing_output(self.executor.workspace.root(), file)
                 {
@@ -174,17 +175,7 @@ fn echoes_a_result(run: &RunState, inner: &str) -> bool {
 /// A tool result as the note shows it: without its untrusted-data wrapper, at most
 /// 1,200 characters.
 fn shorten(text: &str) -> String {
-    const SHOWN: usize = 1200;
-    let text = text
-        .strip_prefix(crate::prompt::UNTRUSTED_OPEN)
-        .and_then(|t| t.strip_suffix(crate::prompt::UNTRUSTED_CLOSE))
-        .unwrap_or(text)
-        .trim();
-    let mut shown: String = text.chars().take(SHOWN).collect();
-    if text.chars().count() > SHOWN {
-        shown.push_str("\n[…]");
-    }
-    shown
+    crate::prompt::result_excerpt(text, 1200)
 }
 
 fn first_line(text: &str) -> String {

@@ -140,23 +140,13 @@ impl<B: Backend> Agent<B> {
 /// The latest tool result in the history (shortened), without its untrusted-data
 /// wrapper.
 pub(crate) fn latest_result(history: &[rein_protocol::Message]) -> Option<String> {
-    const SHOWN: usize = 1500;
     let text = history
         .iter()
         .rev()
         .find(|m| m.role == rein_protocol::Role::Tool)?
         .content
         .as_deref()?;
-    let text = text
-        .strip_prefix(crate::prompt::UNTRUSTED_OPEN)
-        .and_then(|t| t.strip_suffix(crate::prompt::UNTRUSTED_CLOSE))
-        .unwrap_or(text)
-        .trim();
-    let mut shown: String = text.chars().take(SHOWN).collect();
-    if text.chars().count() > SHOWN {
-        shown.push_str("\n[…]");
-    }
-    Some(shown)
+    Some(crate::prompt::result_excerpt(text, 1500))
 }
 
 /// A call whose text argument is only a copy of a short earlier result (`Created

@@ -75,8 +75,9 @@ pub(crate) struct Memory {
     pub changes: u64,
     /// Source files edited since the last test or build.
     pub unverified_edits: BTreeSet<String>,
-    /// The file the task asks for, when it did not exist at the start (`full`): a
-    /// failed look at it says that it is to be written.
+    /// The file the task asks for, when it did not exist at the start (`full`): the
+    /// output-file guard holds answers without it, and a failed look at it says that
+    /// it is to be written.
     pub output_file: Option<String>,
 }
 

@@ -103,18 +103,12 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
 }
 
 /// Whether `lower` opens with a call wrapper (`<tools>`, `<tool_call>`, `<function…`,
-/// a fence) that names one of `tools`: a call the reader could not take, never an
+/// a fence; `<tool_response>` is refused before this) that names one of `tools`: a call the reader could not take, never an
 /// answer.
 fn opens_a_call(lower: &str, tools: &[String]) -> bool {
-    let opens = [
-        "<tools>",
-        "<tool_call>",
-        "<function",
-        "<tool_response>",
-        "```json",
-    ]
-    .iter()
-    .any(|o| lower.starts_with(o));
+    let opens = ["<tools>", "<tool_call>", "<function", "```json"]
+        .iter()
+        .any(|o| lower.starts_with(o));
     opens
         && tools.iter().any(|tool| {
             let tool = tool.to_lowercase();

@@ -54,6 +54,21 @@ pub const UNTRUSTED_OPEN: &str = "<untrusted-data>";
 /// Its end.
 pub const UNTRUSTED_CLOSE: &str = "</untrusted-data>";
 
+/// A tool result as a note quotes it: without its untrusted-data wrapper, trimmed, at
+/// most `limit` characters (a cut is marked).
+pub(crate) fn result_excerpt(text: &str, limit: usize) -> String {
+    let text = text
+        .strip_prefix(UNTRUSTED_OPEN)
+        .and_then(|t| t.strip_suffix(UNTRUSTED_CLOSE))
+        .unwrap_or(text)
+        .trim();
+    let mut shown: String = text.chars().take(limit).collect();
+    if text.chars().count() > limit {
+        shown.push_str("\n[…]");
+    }
+    shown
+}
+
 /// Wraps text that came from outside (command output, fetched content) so the model
 /// reads it as data; any copy of the delimiters inside, in any letter case, is
 /// neutralized so the text cannot close the block early.

@@ -172,11 +172,11 @@ impl<B: Backend> Agent<B> {
         });
         let system = system_prompt(self.config.profile, &facts, self.tool_text.as_deref());
         let mut run = RunState::new(system, task, self.config.reply_tokens);
-        // The file the task asks for, when it does not exist yet.
-        run.output_file = crate::guards::output_file(task)
-            .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
+        // The file the task asks for, when it does not exist yet (the guards of
+        // `full` hold answers without it).
         if self.strategy.guards_answers() {
-            run.memory.output_file = run.output_file.clone();
+            run.memory.output_file = crate::guards::output_file(task)
+                .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
         }
         run
     }

@@ -45,8 +45,6 @@ pub(crate) struct RunState {
     pub memory: Memory,
     /// Answers held so far, by why.
     pub holds: HoldCounts,
-    /// The file the task asks to be written, when it did not exist at the start.
-    pub output_file: Option<String>,
     /// The note the next request carries (a retry's).
     pub note: Option<String>,
     /// The next reply's token allowance.
@@ -82,7 +80,6 @@ impl RunState {
             recoveries: HashMap::new(),
             memory: Memory::default(),
             holds: HoldCounts::default(),
-            output_file: None,
             note: None,
             reply_tokens,
             attempt: 1,

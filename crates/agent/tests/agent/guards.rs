@@ -150,14 +150,7 @@ fn a_successful_call_is_not_run_again_while_nothing_changed() {
     );
     assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
     assert_eq!(recoveries(&r.events), vec!["repetition", "repetition"]);
-    let results: Vec<&str> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { output, .. } => Some(output.as_str()),
-            _ => None,
-        })
-        .collect();
+    let results = tool_outputs(&r.events);
     assert_eq!(results.len(), 3);
     assert!(results[0].contains("alpha"));
     assert!(
@@ -397,14 +390,7 @@ fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
         RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("OUT.md is written."));
-    let first: Vec<&str> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { output, .. } => Some(output.as_str()),
-            _ => None,
-        })
-        .collect();
+    let first = tool_outputs(&r.events);
     assert!(
         first[0].starts_with(
             "`OUT.md` does not exist yet: it is the file this task asks you to write."

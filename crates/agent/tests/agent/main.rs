@@ -85,6 +85,17 @@ fn seen(run: &Run, index: usize) -> String {
         .join("\n")
 }
 
+/// The output of every tool result, in order.
+fn tool_outputs(events: &[TraceEvent]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn recoveries(events: &[TraceEvent]) -> Vec<String> {
     events
         .iter()

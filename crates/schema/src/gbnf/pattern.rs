@@ -229,18 +229,7 @@ impl Translator<'_> {
                         return Err("flags".to_string());
                     }
                 }
-                let inner = match &*g.ast {
-                    Ast::Alternation(a) => {
-                        let branches = a
-                            .asts
-                            .iter()
-                            .map(|b| self.node(b).map(seq))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        vec![alt(branches)]
-                    }
-                    other => self.node(other)?,
-                };
-                Ok(vec![group(seq(inner), Repeat::One)])
+                Ok(vec![group(seq(self.node(&g.ast)?), Repeat::One)])
             }
             Ast::Concat(c) => {
                 let mut items = Vec::new();
