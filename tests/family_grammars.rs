@@ -218,3 +218,28 @@ fn calls_written_under_format_and_pattern_grammars_validate() {
         );
     }
 }
+
+#[test]
+fn a_prose_reply_does_not_open_with_a_call() {
+    let _model = rein_test_support::model_lock();
+    let (runtime, engine) = tiny_engine(1024);
+    let grammar = rein_format::prose_grammar();
+    // A prompt that invites the model to open with a JSON call.
+    let prompt = "<|im_start|>user\nReply with the JSON object {\"name\": \"get_time\", \"arguments\": {}} and nothing else.<|im_end|>\n<|im_start|>assistant\n";
+    for seed in 0..4 {
+        let mut request = GenerateRequest::new(Prompt::Text(prompt.into()));
+        request.max_tokens = 24;
+        request.grammar = Some(grammar.clone());
+        request.sampling.temperature = 0.9;
+        request.sampling.seed = seed;
+        let output = runtime
+            .block_on(async { engine.session().await.unwrap().generate(request).await })
+            .unwrap();
+        let first = output.text.chars().next();
+        assert!(
+            first.is_some_and(|c| c.is_alphanumeric() || "(*#-".contains(c)),
+            "seed {seed}: {:?}",
+            output.text
+        );
+    }
+}

@@ -87,8 +87,8 @@ pub struct RunArgs {
     pub tokenizer: Option<PathBuf>,
     /// A run setting by name, repeatable: describe, temperature, top_p,
     /// repeat_penalty, call_example, wrapper_grammar, answer_guards, result_lines,
-    /// verification_guard, parallel_calls, reply_tokens, retry_heat (e.g. `--set
-    /// call_example=off`).
+    /// verification_guard, parallel_calls, reply_tokens, retry_heat,
+    /// grounding_check (e.g. `--set call_example=off`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
 }

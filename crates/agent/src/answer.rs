@@ -4,7 +4,10 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
-use crate::guards::{already_ran_note, missing_output, named_tool, not_an_answer, Held};
+use crate::guards::{
+    already_ran_note, explained_steps_note, missing_output, named_tool, not_an_answer, Held,
+    EXPLAINS_STEPS,
+};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::run::{Agent, Flow, WRITE_TOOL};
@@ -27,19 +30,31 @@ impl<B: Backend> Agent<B> {
             },
             false => text,
         };
-        let Some(held) = self.held(run, &text) else {
+        let held = match self.strategy.guards_answers() && echoes_the_note(run, &text) {
+            true => Some(Held::NotAnAnswer(ECHOES_NOTE.into())),
+            false => self.held(run, &text),
+        };
+        let Some(held) = held else {
             return Flow::Stop((StopReason::Answered, Some(text), None));
         };
         if !run.holds.allow(&held) {
             return Flow::Stop((StopReason::Answered, Some(text), None));
         }
         if let Held::NotAnAnswer(why) = &held {
-            if let Some((tool, result)) = self.ran_already(run, &text) {
+            // Steps explained to the user after a step that worked are most often
+            // the answer not given yet: the latest result is shown like a narrated one.
+            let echoed = why == ECHOES_NOTE;
+            let any_tool = why == EXPLAINS_STEPS || echoed;
+            if let Some((tool, result)) = self.ran_already(run, &text, any_tool) {
                 // It talks about a tool that already ran: the step is done, so the
                 // retry gets its result again and is read as an answer; after a
                 // repeated call it is decoded as one.
-                let note = already_ran_note(why, &tool, &result);
-                run.answer_only |= run.repeats >= 1;
+                let note = match any_tool && !echoed {
+                    true => explained_steps_note(&tool, &result),
+                    false => already_ran_note(why, &tool, &result),
+                };
+                // A copied note came from an answer-only turn: so is its retry.
+                run.answer_only |= run.repeats >= 1 || echoed;
                 let detail = format!("not_an_answer: {}", first_line(&text));
                 return self.retry(
                     run,
@@ -99,9 +114,13 @@ impl<B: Backend> Agent<B> {
     }
 
     /// A tool that already ran with success, and its latest result: the one `text`
-    /// talks about if it ran, else the latest that succeeded.
-    fn ran_already(&self, run: &RunState, text: &str) -> Option<(String, String)> {
-        let named = named_tool(text, &self.tool_names)?;
+    /// talks about if it ran, else the latest that succeeded. `None` when `text` names
+    /// no tool, unless `any_tool`.
+    fn ran_already(&self, run: &RunState, text: &str, any_tool: bool) -> Option<(String, String)> {
+        let named = named_tool(text, &self.tool_names);
+        if named.is_none() && !any_tool {
+            return None;
+        }
         let results_of = |tool: &str| -> Vec<&String> {
             let prefix = format!("{tool}\u{0}");
             run.memory
@@ -126,7 +145,9 @@ impl<B: Backend> Agent<B> {
                         .then(|| (name.to_string(), shorten(content)))
                 })
         };
-        latest(Some(named)).or_else(|| latest(None))
+        named
+            .and_then(|tool| latest(Some(tool)))
+            .or_else(|| latest(None))
     }
 
     /// Why `text` is not the final answer yet, if it is not.
@@ -162,6 +183,27 @@ fn result_tags_inner(text: &str) -> Option<&str> {
         .strip_suffix("</tool_response>")?
         .trim();
     (!inner.is_empty() && !inner.contains("<tool_response>")).then_some(inner)
+}
+
+/// Why a reply that copies the retry's note is not an answer.
+const ECHOES_NOTE: &str = "it repeats the instruction instead of answering";
+
+/// Whether `text` is a sentence of the note this reply was given (a small model
+/// copying "Reply to the task now…" as its answer) and of no tool result (a note may
+/// quote one, and a result is an answer).
+fn echoes_the_note(run: &RunState, text: &str) -> bool {
+    let text = text.trim();
+    let in_note = run
+        .note
+        .as_deref()
+        .is_some_and(|note| note.lines().any(|line| line.trim().ends_with(text)));
+    let in_results = run
+        .history
+        .iter()
+        .filter(|m| m.role == rein_protocol::Role::Tool)
+        .filter_map(|m| m.content.as_deref())
+        .any(|result| result.contains(text));
+    text.chars().count() >= 12 && in_note && !in_results
 }
 
 /// Whether `inner` repeats (part of) a result a call gave with success.

@@ -1,6 +1,6 @@
 //! One turn's calls: each validated (the first rejection drops the reply and retries
-//! it), then run in scheduled groups; failures counted by class, and the exchange
-//! written into the history as the profile records it.
+//! it), checked (`call_checks`), then run in scheduled groups; failures counted by
+//! class, and the exchange written into the history as the profile records it.
 
 use rein_engine::{Backend, Completion};
 use rein_protocol::{EventSink, RunEvent, StopReason};
@@ -53,6 +53,9 @@ impl<B: Backend> Agent<B> {
                 }
             }
         }
+        if let Some(flow) = self.hold_ungrounded(run, &ready, events) {
+            return flow;
+        }
         run.failures.clean_reply();
         // Identical calls in one reply run once.
         let mut seen = std::collections::HashSet::new();
@@ -71,18 +74,26 @@ impl<B: Backend> Agent<B> {
                 .to_string();
             return Flow::Stop((StopReason::Finished, Some(answer), None));
         }
-        let outcomes = self
-            .executor
-            .run(&ready, run.turns, &mut run.memory, events)
-            .await;
+        let outcomes = self.run_unguessed(run, &ready, events).await;
         let mut exhausted = None;
         for (call, outcome) in ready.iter().zip(&outcomes) {
             run.tool_calls += 1;
+            if outcome.guessed {
+                // Not run: nothing to remember, and the same call is fine once a
+                // result shows the value.
+                run.tool_errors += 1;
+                let detail = format!("{}: {}", call.name, outcome.text);
+                if self.fail(run, FailureClass::Guessed, &detail, None, events) {
+                    exhausted = Some(FailureClass::Guessed);
+                }
+                continue;
+            }
             if outcome.repeated_success {
                 // The same result again: say so, and after the second time decode the
                 // next reply as an answer.
                 run.repeats += 1;
-                run.answer_only = run.repeats >= 2;
+                // Not when the step repeated found nothing: that is no answer.
+                run.answer_only = run.repeats >= 2 && !run.latest_found_nothing;
                 let detail = format!("{}: the same successful call again", call.name);
                 if self.fail(run, FailureClass::Repetition, &detail, None, events) {
                     exhausted = Some(FailureClass::Repetition);
@@ -116,6 +127,11 @@ impl<B: Backend> Agent<B> {
                 .entry(call.key())
                 .or_insert_with(|| outcome.text.clone());
         }
+        run.latest_found_nothing = outcomes.last().is_some_and(|outcome| outcome.found_nothing);
+        run.latest_failure = outcomes
+            .last()
+            .filter(|outcome| !outcome.ok && !outcome.repeated_success)
+            .map(|outcome| outcome.text.lines().next().unwrap_or_default().to_string());
         let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
         self.strategy.record(
             Exchange {

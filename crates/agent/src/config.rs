@@ -53,6 +53,9 @@ pub struct RunConfig {
     pub wrapper_grammar: bool,
     /// How much hotter each retry of the same context samples (`full`; at most 1.2).
     pub retry_heat: f32,
+    /// Hold the run's first calls once when none takes a value from the request, so
+    /// a request no tool fits can be answered directly (`full`).
+    pub grounding_check: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -85,11 +88,12 @@ impl RunConfig {
             call_example: profile == Profile::Full,
             wrapper_grammar: true,
             retry_heat: if profile == Profile::Full { 0.3 } else { 0.0 },
+            grounding_check: profile == Profile::Full,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 12] = [
+    pub const SETTINGS: [&'static str; 13] = [
         "describe",
         "temperature",
         "top_p",
@@ -102,6 +106,7 @@ impl RunConfig {
         "parallel_calls",
         "reply_tokens",
         "retry_heat",
+        "grounding_check",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -145,6 +150,7 @@ impl RunConfig {
             "result_lines" => self.result_lines = switch()?,
             "verification_guard" => self.verification_guard = switch()?,
             "parallel_calls" => self.parallel_calls = switch()?,
+            "grounding_check" => self.grounding_check = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -187,6 +193,7 @@ impl RunConfig {
             "call_example": self.call_example,
             "wrapper_grammar": self.wrapper_grammar,
             "retry_heat": self.retry_heat,
+            "grounding_check": self.grounding_check,
         })
     }
 }

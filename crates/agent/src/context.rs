@@ -4,7 +4,7 @@
 //! turns stay verbatim. Compaction is rare and rewrites only old messages, so the
 //! cached KV prefix survives most turns.
 
-use rein_engine::{Backend, Completion};
+use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, Role, RunEvent};
 
 use crate::run::Agent;
@@ -70,14 +70,18 @@ pub fn compact(
     for index in 0..recent_from {
         shorten(history, index);
     }
-    // Still over the budget: recent tool results go too, oldest first, all but the
-    // last message (the result the model has not answered yet).
+    // Still over the budget: recent tool results go too, oldest first, and the last
+    // message (the result the model has not answered yet) only when nothing else is
+    // left to shorten: a summarized result is better than a prompt that cannot fit.
     let last = history.len().saturating_sub(1);
     for index in recent_from..last {
         if !over(history) {
             break;
         }
         shorten(history, index);
+    }
+    if over(history) && recent_from <= last {
+        shorten(history, last);
     }
     (summarized > 0).then(|| Compaction {
         tokens_before,
@@ -116,37 +120,55 @@ fn pinned(history: &[Message]) -> Vec<usize> {
 /// How a summarized result starts (so it is never summarized twice).
 const SUMMARY_MARK: &str = "[summarized:";
 
-/// The lines of a long tool result worth keeping: the first and last, error lines,
-/// and lines that name paths; everything else is counted and dropped.
+/// The lines of a long tool result worth keeping, at most [`SUMMARY_LINES`]: the
+/// first and last two and error lines first, then lines that name paths; in their
+/// order, everything else counted and dropped.
 fn summarize(content: &str) -> String {
     let lines: Vec<&str> = content.lines().collect();
-    let keep = |i: usize, line: &str| {
+    let first_choice = |i: usize, line: &str| {
         let lower = line.to_ascii_lowercase();
         i < 2
             || i + 2 >= lines.len()
             || lower.contains("error")
             || lower.contains("failed")
             || lower.contains("warning")
-            || line.contains('/')
+    };
+    let second_choice = |line: &str| {
+        line.contains('/')
             || line
                 .split_whitespace()
                 .any(|w| w.contains('.') && w.len() > 3 && !w.ends_with('.'))
     };
-    let mut kept: Vec<&str> = Vec::new();
-    let mut dropped = 0;
+    let mut keep = vec![false; lines.len()];
+    let mut kept = 0;
     for (i, line) in lines.iter().enumerate() {
-        if kept.len() < 24 && keep(i, line) {
-            kept.push(line);
-        } else {
-            dropped += 1;
+        if kept < SUMMARY_LINES && first_choice(i, line) {
+            keep[i] = true;
+            kept += 1;
         }
     }
+    for (i, line) in lines.iter().enumerate() {
+        if kept < SUMMARY_LINES && !keep[i] && second_choice(line) {
+            keep[i] = true;
+            kept += 1;
+        }
+    }
+    let shown: Vec<&str> = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, keep)| **keep)
+        .map(|(line, _)| *line)
+        .collect();
     format!(
-        "{SUMMARY_MARK} {dropped} of {} lines dropped to save context; repeat the call to see them]\n{}",
+        "{SUMMARY_MARK} {} of {} lines dropped to save context; search or read a smaller part to see them]\n{}",
+        lines.len() - kept,
         lines.len(),
-        kept.join("\n")
+        shown.join("\n")
     )
 }
+
+/// Lines a summary keeps at most.
+const SUMMARY_LINES: usize = 24;
 
 /// Characters of a message as the model sees it (content and call arguments).
 fn message_chars(message: &Message) -> usize {
@@ -159,14 +181,27 @@ fn message_chars(message: &Message) -> usize {
         + 8
 }
 
+/// Tokens per character of a request, from the backend's count of its prompt: how
+/// the next request's size is estimated.
+pub(crate) fn tokens_per_char(
+    messages: &[Message],
+    note: Option<&str>,
+    prompt_tokens: usize,
+) -> f64 {
+    let chars = messages.iter().map(message_chars).sum::<usize>() + note.map_or(0, str::len);
+    prompt_tokens as f64 / chars.max(1) as f64
+}
+
 impl<B: Backend> Agent<B> {
-    /// Summarizes old tool results once the conversation passes 75% of the context
-    /// left after the reply allowance. Message sizes are estimated from their
-    /// characters, calibrated by the prompt's real token count from the backend.
+    /// Before a request: summarizes tool results once the conversation passes 75% of
+    /// the context left after the reply allowance and the retry's note, the newest
+    /// result last of all. Message sizes are estimated from their characters at
+    /// `tokens_per_char` (the previous prompt's real token count per character).
     pub(crate) fn keep_in_context(
         &self,
         history: &mut [Message],
-        completion: &Completion,
+        note: Option<&str>,
+        tokens_per_char: f64,
         turn: u32,
         events: &mut dyn EventSink,
     ) {
@@ -176,9 +211,8 @@ impl<B: Backend> Agent<B> {
         // Room for a reply: the largest allowance, but never more than a quarter of
         // the context (a small context would otherwise leave no budget at all).
         let reserve = (self.config.reply_tokens_cap as usize).min(n_ctx / 4);
-        let budget = n_ctx.saturating_sub(reserve);
-        let chars: usize = history.iter().map(message_chars).sum::<usize>().max(1);
-        let tokens_per_char = completion.prompt_tokens as f64 / chars as f64;
+        let note_tokens = (note.map_or(0, str::len) as f64 * tokens_per_char).ceil() as usize;
+        let budget = n_ctx.saturating_sub(reserve + note_tokens);
         let count = |m: &Message| (message_chars(m) as f64 * tokens_per_char).ceil() as usize;
         if let Some(done) = compact(history, &ContextPolicy::new(budget), count) {
             events.emit(&RunEvent::Compacted {
@@ -241,7 +275,18 @@ mod tests {
             if old_only as f64 <= policy.budget_tokens as f64 * policy.trigger {
                 prop_assert_eq!(&compacted[recent..], &history[recent..]);
             }
-            prop_assert_eq!(compacted.last(), history.last());
+            // The last message is shortened only when nothing else was enough.
+            let all_but_last: usize = history
+                .iter()
+                .enumerate()
+                .map(|(i, m)| match summary_of(m) {
+                    Some(summary) if i + 1 < history.len() && !pins.contains(&i) => summary.len() / 4 + 1,
+                    _ => by_chars(m),
+                })
+                .sum();
+            if all_but_last as f64 <= policy.budget_tokens as f64 * policy.trigger {
+                prop_assert_eq!(compacted.last(), history.last());
+            }
             for (before, after) in history.iter().zip(&compacted) {
                 prop_assert_eq!(before.role, after.role);
                 if before.role != Role::Tool {
@@ -281,6 +326,36 @@ mod tests {
             history.last().unwrap().content.as_deref(),
             Some(big.as_str())
         );
+    }
+
+    #[test]
+    fn a_newest_result_too_large_for_the_context_is_summarized_last() {
+        let log: String = (0..5000)
+            .map(|i| match i {
+                131 => "2024-06-14T03:00:40Z ERROR [payments] gateway returned code PG-4471"
+                    .to_string(),
+                _ => format!(
+                    "2024-06-14T02:58:{:02}.052Z INFO [db] checkpoint {i}",
+                    i % 60
+                ),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut history = vec![
+            Message::system("rules"),
+            Message::user("find the ERROR line"),
+            Message::assistant("reading"),
+            Message::tool_result("call", "read_file", log),
+        ];
+        let policy = ContextPolicy::new(3000);
+        compact(&mut history, &policy, by_chars).expect("compacted");
+        let last = history.last().unwrap().content.as_deref().unwrap();
+        assert!(last.starts_with(SUMMARY_MARK), "{last}");
+        assert!(
+            last.contains("PG-4471"),
+            "the error line is kept first: {last}"
+        );
+        assert!(last.len() < 3000, "{}", last.len());
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub(crate) struct CallOutcome {
     pub repeated_success: bool,
     /// What the model sees.
     pub text: String,
+    /// It worked and found nothing at all.
+    pub found_nothing: bool,
+    /// Not run: an argument was an identifier nothing showed (see `guesses`).
+    pub guessed: bool,
 }
 
 impl CallOutcome {
@@ -40,6 +44,16 @@ impl CallOutcome {
             repeated: false,
             repeated_success: false,
             text,
+            found_nothing: false,
+            guessed: false,
+        }
+    }
+
+    /// A call not run for a guessed identifier, with `note` as its result.
+    pub(crate) fn guessed(note: String) -> Self {
+        Self {
+            guessed: true,
+            ..Self::failed(note)
         }
     }
 
@@ -59,6 +73,8 @@ impl CallOutcome {
             repeated: false,
             repeated_success: false,
             text,
+            found_nothing: outcome.found_nothing,
+            guessed: false,
         }
     }
 }

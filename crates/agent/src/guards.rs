@@ -72,6 +72,9 @@ impl HoldCounts {
     }
 }
 
+/// Why a reply that lists steps for the user is not an answer.
+pub(crate) const EXPLAINS_STEPS: &str = "it explains steps instead of taking them";
+
 /// Why `answer` is not an answer: it narrates the use of one of `tools` (names it and
 /// says a step would use it), or only announces what it is about to do.
 pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
@@ -97,7 +100,7 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
         return Some("it announces a step and stops before taking it".into());
     }
     if explains_steps(&lower) {
-        return Some("it explains steps instead of taking them".into());
+        return Some(EXPLAINS_STEPS.into());
     }
     None
 }
@@ -132,6 +135,14 @@ pub(crate) fn already_ran_note(why: &str, tool: &str, result: &str) -> String {
     )
 }
 
+/// The note for steps explained to the user after `tool` ran with success: its
+/// result, and either the answer or the first step, taken.
+pub(crate) fn explained_steps_note(tool: &str, result: &str) -> String {
+    format!(
+        "That was not an answer: {EXPLAINS_STEPS}. The latest result (of `{tool}`) was:\n{result}\nIf that finishes the task, reply with the answer itself in one or two sentences. If the steps you listed are still needed, take the first one now: call its tool."
+    )
+}
+
 /// Whether `lower` is instructions for someone else (a list of steps), or ends
 /// introducing something that never comes.
 fn explains_steps(lower: &str) -> bool {
@@ -158,9 +169,14 @@ fn mentions_tool(lower: &str, tool: &str) -> bool {
         .any(|w| lower.contains(&format!("{tool} {w}")) || lower.contains(&format!("{w} {tool}")))
 }
 
-/// Whether `lower` talks about using a tool rather than reporting what it found.
+/// Whether `lower` talks about using a tool rather than reporting what it found
+/// (also in the past: "I used the search function … it returned the line").
 fn narrates(lower: &str) -> bool {
-    static PHRASES: [&str; 14] = [
+    static PHRASES: [&str; 18] = [
+        "i used the",
+        "we used the",
+        "i called the",
+        "by calling the",
         "you can use",
         "you could use",
         "you can call",
@@ -231,6 +247,7 @@ mod tests {
         for text in [
             "To continue the search, you can use the `search` function with the `mode` set to \"content\".",
             "I will use the read_file tool to open src/main.py.",
+            "To find the event, I used the search function with the pattern \"EVT-1\". The search function returned the line 31234, which contains the event and its status.",
             "Let me list the files first:",
             "I'll check the directory.",
             "To find every TODO comment, you can follow these steps:\n\n1. **List all files in the workspace**:",

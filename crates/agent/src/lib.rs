@@ -6,12 +6,15 @@
 #![deny(missing_docs)]
 
 mod answer;
+mod call_checks;
 mod calls;
 mod config;
 mod context;
 mod execute;
 mod facts;
+mod grounding;
 mod guards;
+mod guesses;
 mod history;
 mod observation;
 mod profile;

@@ -25,11 +25,15 @@ pub enum FailureClass {
     NotAnAnswer,
     /// An answer while the file the task asks for does not exist.
     MissingOutput,
+    /// A first call whose values the request never gave (held once: no tool may fit).
+    Ungrounded,
+    /// A call with an identifier nothing in the conversation showed (not run).
+    Guessed,
 }
 
 impl FailureClass {
     /// Every class, in a fixed order (for reports).
-    pub const ALL: [FailureClass; 9] = [
+    pub const ALL: [FailureClass; 11] = [
         FailureClass::Format,
         FailureClass::UnknownTool,
         FailureClass::Schema,
@@ -39,6 +43,8 @@ impl FailureClass {
         FailureClass::Repetition,
         FailureClass::NotAnAnswer,
         FailureClass::MissingOutput,
+        FailureClass::Ungrounded,
+        FailureClass::Guessed,
     ];
 
     /// The class's name in traces and results.
@@ -53,6 +59,8 @@ impl FailureClass {
             FailureClass::Repetition => "repetition",
             FailureClass::NotAnAnswer => "not_an_answer",
             FailureClass::MissingOutput => "missing_output",
+            FailureClass::Ungrounded => "ungrounded",
+            FailureClass::Guessed => "guessed",
         }
     }
 
@@ -67,6 +75,9 @@ impl FailureClass {
             FailureClass::Repetition => 3,
             // Bounded by the answer holds themselves (two and one per run).
             FailureClass::NotAnAnswer | FailureClass::MissingOutput => 3,
+            // Held once per run.
+            FailureClass::Ungrounded => 1,
+            FailureClass::Guessed => 3,
         }
     }
 }
@@ -111,6 +122,7 @@ impl FailureCounts {
             FailureClass::ToolFailure,
             FailureClass::ToolTimeout,
             FailureClass::Repetition,
+            FailureClass::Guessed,
         ] {
             self.consecutive.remove(&class);
         }

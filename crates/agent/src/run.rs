@@ -130,15 +130,23 @@ impl<B: Backend> Agent<B> {
             }
             run.turns += 1;
             run.requests += 1;
+            if let Some(ratio) = run.tokens_per_char {
+                let note = run.note.clone();
+                self.keep_in_context(&mut run.history, note.as_deref(), ratio, run.turns, events);
+            }
             let completion = match self.ask(&run).await {
                 Ok(completion) => completion,
                 Err(end) => break end,
             };
+            run.tokens_per_char = Some(crate::context::tokens_per_char(
+                &run.history,
+                run.note.as_deref(),
+                completion.prompt_tokens,
+            ));
             run.answer_only = false;
             run.account(&completion);
-            self.keep_in_context(&mut run.history, &completion, run.turns, events);
             events.emit(&turn_event(&run, &completion));
-            let step = self.strategy.read(&completion, self.read_context());
+            let step = self.strategy.read(&completion, self.read_context(&run));
             let flow = self.take(step, &mut run, &completion, events).await;
             if let Some(end) = self.advance(&mut run, flow) {
                 break end;
@@ -226,13 +234,21 @@ impl<B: Backend> Agent<B> {
                 let mut note = note;
                 if completion.looped && !run.memory.succeeded_calls.is_empty() {
                     // A loop after a step that worked is most often the same call
-                    // again and again: the retry shows the result and is an answer.
+                    // again and again: the retry shows the result and is an answer,
+                    // unless that result found nothing (then it asks for another step).
                     if let Some(result) = crate::calls::latest_result(&run.history) {
-                        note = Some(format!(
-                            "{} The latest result was:\n{result}\nReply to the task now with what the results say.",
-                            crate::recovery::LOOP_NOTE
-                        ));
-                        run.answer_only = true;
+                        if run.latest_found_nothing {
+                            note = Some(format!(
+                                "{} The latest result found nothing:\n{result}\nDo not repeat that call: try a different pattern, another place, or another tool.",
+                                crate::recovery::LOOP_NOTE
+                            ));
+                        } else {
+                            note = Some(format!(
+                                "{} The latest result was:\n{result}\nReply to the task now with what the results say.",
+                                crate::recovery::LOOP_NOTE
+                            ));
+                            run.answer_only = true;
+                        }
                     }
                 }
                 self.retry(run, class, &detail, note, mode, events)
@@ -279,11 +295,14 @@ impl<B: Backend> Agent<B> {
             .shape(self.config.tool_format, run.forced.as_ref());
         if run.answer_only {
             // The same call twice gave the same result: this reply answers. The tools
-            // stay in the prompt (its cached prefix with them); a call is cut at its
-            // opening and the text is the answer.
+            // stay in the prompt (its cached prefix with them); the reply may not open
+            // with a call (the prose grammar), a call later in it is cut at its
+            // opening, and the text is the answer.
             shape.constrained = false;
             shape.read = ReadMode::TEXT;
             shape.stop.push(self.info.family.call_opener().to_string());
+            // A call begun on a later line ends the answer there.
+            shape.stop.push("\n{\"name\"".to_string());
         }
         let mut messages = run.history.clone();
         if let Some(note) = &run.note {
@@ -304,6 +323,9 @@ impl<B: Backend> Agent<B> {
                 && self.config.parallel_calls
                 && self.strategy.guards_answers(),
             wrapper_grammar: self.config.wrapper_grammar,
+            // An answer-only turn may not open with a call (the small models write
+            // their last call again as bare JSON).
+            prose: run.answer_only,
             read: shape.read,
             sampling: Sampling {
                 // A retry of the same context samples hotter, so it does not repeat
@@ -324,10 +346,11 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    fn read_context(&self) -> ReadContext<'_> {
+    fn read_context<'a>(&'a self, run: &'a RunState) -> ReadContext<'a> {
         ReadContext {
             family: self.info.family,
             tool_names: &self.tool_names,
+            latest_failure: run.latest_failure.as_deref(),
         }
     }
 
@@ -373,12 +396,20 @@ impl<B: Backend> Agent<B> {
         events: &mut dyn EventSink,
     ) -> Flow {
         let (mut note, mut mode) = (note, mode);
-        if class == FailureClass::UnknownTool && !run.memory.succeeded_calls.is_empty() {
-            // After a step that worked, a call to nothing is often an extra step the
-            // task never asked for: the retry may answer instead.
+        if class == FailureClass::UnknownTool {
+            // A call to nothing: after a step that worked, often an extra step the task
+            // never asked for; before any, often a request no tool fits. Either way
+            // the retry may answer instead.
             mode = RetryMode::Same;
+            let hint = match run.tool_calls {
+                0 => " If none of them fits the request, answer it directly in plain words, without a call.",
+                _ if !run.memory.succeeded_calls.is_empty() => {
+                    " If the task is already done, reply with the answer instead."
+                }
+                _ => "",
+            };
             if let Some(note) = note.as_mut() {
-                note.push_str(" If the task is already done, reply with the answer instead.");
+                note.push_str(hint);
             }
         }
         if self.fail(run, class, detail, note.clone(), events) {

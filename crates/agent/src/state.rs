@@ -58,6 +58,12 @@ pub(crate) struct RunState {
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
     pub answer_only: bool,
+    /// The first line of the latest step's failure, when its last call failed.
+    pub latest_failure: Option<String>,
+    /// Prompt tokens per character of the latest request (sizes the next one).
+    pub tokens_per_char: Option<f64>,
+    /// The latest step's last call worked and found nothing at all.
+    pub latest_found_nothing: bool,
 }
 
 impl RunState {
@@ -86,6 +92,9 @@ impl RunState {
             forced: None,
             repeats: 0,
             answer_only: false,
+            latest_failure: None,
+            tokens_per_char: None,
+            latest_found_nothing: false,
         }
     }
 

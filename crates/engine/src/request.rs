@@ -61,6 +61,9 @@ pub struct TurnRequest {
     pub sampling: Sampling,
     /// Most tokens in the reply; `None`: whatever room the context leaves.
     pub max_tokens: Option<u32>,
+    /// The reply must be prose (without another grammar, it may not open with a call
+    /// wrapper).
+    pub prose: bool,
     /// Strings that end the reply.
     pub stop: Vec<String>,
 }
@@ -79,6 +82,7 @@ impl TurnRequest {
             response: None,
             call_example: false,
             wrapper_grammar: true,
+            prose: false,
             read: ReadMode::TEXT,
             sampling: Sampling::default(),
             max_tokens: None,
@@ -99,6 +103,7 @@ impl TurnRequest {
             response: self.response.as_ref(),
             call_example: self.call_example,
             wrapper_grammar: self.wrapper_grammar,
+            prose: self.prose,
             stop: &self.stop,
         }
     }

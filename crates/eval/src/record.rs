@@ -88,12 +88,15 @@ struct Reply {
     failed: bool,
     /// rein repaired the call (its name or its markers) before it could run.
     repaired: bool,
+    /// It failed for something other than naming a tool that does not exist.
+    failed_otherwise: bool,
 }
 
 /// Tool-call compliance of a run: `(first attempt, after recovery)`, each the share
 /// of steps (a reply and its retries) with a call attempt whose first reply held only
 /// valid calls as written (no repair), or whose last reply held calls that ran
-/// (after retries or repairs); `None` when no step tried to call.
+/// (after retries or repairs) — or, when the step's only failures were calls to tools
+/// that do not exist, answered without a call; `None` when no step tried to call.
 ///
 /// `valid` says whether a call that ran was valid as written (a known tool, arguments
 /// that pass its schema): profiles without validation run invalid calls, and those
@@ -123,6 +126,7 @@ pub fn compliance(
                 if let Some(reply) = steps.last_mut().and_then(|s| s.last_mut()) {
                     reply.called = true;
                     reply.failed |= !all_valid;
+                    reply.failed_otherwise |= !all_valid;
                 }
             }
             TraceEvent::FormatRepaired { .. } | TraceEvent::NameRepaired { .. } => {
@@ -134,6 +138,7 @@ pub fn compliance(
                 if let Some(reply) = steps.last_mut().and_then(|s| s.last_mut()) {
                     reply.called = true;
                     reply.failed = true;
+                    reply.failed_otherwise |= class != "unknown_tool";
                 }
             }
             _ => {}
@@ -154,10 +159,15 @@ pub fn compliance(
                 .is_some_and(|r| r.called && !r.failed && !r.repaired)
         })
         .count();
-    let last = tried
-        .iter()
-        .filter(|s| s.last().is_some_and(|r| r.called && !r.failed))
-        .count();
+    // Recovered: the last reply's calls ran; or the step only ever called tools that
+    // do not exist and its last reply answers without a call (a request no tool fits,
+    // answered directly, is the right recovery from such a call).
+    let recovered = |step: &[Reply]| match step.last() {
+        Some(reply) if reply.called => !reply.failed,
+        Some(_) => step.iter().all(|r| !r.failed_otherwise),
+        None => false,
+    };
+    let last = tried.iter().filter(|step| recovered(step)).count();
     (Some(share(first)), Some(share(last)))
 }
 
@@ -316,6 +326,12 @@ mod tests {
             calls(1),
         ];
         assert_eq!(compliance(&repaired, |_, _| true), (Some(0.0), Some(1.0)));
+        // A call to a tool that does not exist, then a direct answer: recovered. A
+        // format failure, then an answer: not.
+        let answered =
+            |class: &str| compliance(&[turn(1, 1), failure(1, class), turn(2, 2)], |_, _| true);
+        assert_eq!(answered("unknown_tool"), (Some(0.0), Some(1.0)));
+        assert_eq!(answered("format"), (Some(0.0), Some(0.0)));
         // A tool that ran and failed is not a call-format failure.
         assert_eq!(
             compliance(

@@ -8,6 +8,7 @@
 pub mod family;
 mod model_format;
 mod prepare;
+mod prose;
 mod pyjson;
 pub mod read;
 mod signature;
@@ -19,6 +20,7 @@ pub use family::hermes;
 pub use family::{Family, FamilyStream, ToolFormat, UnknownFamily, UnknownToolFormat, REGISTRY};
 pub use model_format::ModelFormat;
 pub use prepare::{plan_turn, taught_tools, PreparedTurn, TurnSpec};
+pub use prose::prose_grammar;
 pub use read::{
     CallCheck, ReadCall, ReadMode, ReadOutcome, Reply, ReplyEvent, ReplyProblem, ReplyReader,
 };

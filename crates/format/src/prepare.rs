@@ -38,6 +38,9 @@ pub struct TurnSpec<'a> {
     pub call_example: bool,
     /// Decode calls the model writes in its own wrappers under the tool grammar too.
     pub wrapper_grammar: bool,
+    /// The reply must be prose: without another grammar, it is decoded under
+    /// [`crate::prose_grammar`] (it may not open with a call wrapper).
+    pub prose: bool,
     /// Strings that end the reply.
     pub stop: &'a [String],
 }
@@ -57,6 +60,7 @@ impl<'a> TurnSpec<'a> {
             response: None,
             call_example: false,
             wrapper_grammar: true,
+            prose: false,
             stop: &[],
         }
     }
@@ -141,7 +145,8 @@ pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedT
         }
         _ => turn
             .response
-            .map(|schema| Grammar::strict(rein_schema::schema_grammar(schema))),
+            .map(|schema| Grammar::strict(rein_schema::schema_grammar(schema)))
+            .or_else(|| turn.prose.then(crate::prose_grammar)),
     };
     PreparedTurn {
         messages,

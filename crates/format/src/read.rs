@@ -17,7 +17,9 @@ use crate::stream::StreamEvent;
 use crate::{Family, FamilyStream, ModelFormat, ToolSet};
 
 pub use names::{repair_tool_name, repaired_name};
-pub use wrapper::{bare_calls, json_objects, loose_calls, may_open_wrapper, wrapper_start};
+pub use wrapper::{
+    bare_calls, calls_then_text, json_objects, loose_calls, may_open_wrapper, wrapper_start,
+};
 
 /// How a reply is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -311,8 +313,8 @@ impl<'a> ReplyReader<'a> {
         let mut released = true;
         if self.calls.is_empty() && problems.is_empty() && self.mode.repair {
             let text = content.clone().unwrap_or_default();
-            match bare_calls(held) {
-                Some(raw) => match self.wrapped(raw) {
+            match calls_then_text(held) {
+                Some((raw, after)) => match self.wrapped(raw) {
                     Ok(calls) => {
                         format_repair = Some(format!(
                             "{} call(s) written in a wrapper instead of the call markers",
@@ -322,8 +324,19 @@ impl<'a> ReplyReader<'a> {
                             events.push(ReplyEvent::Call(call.clone()));
                         }
                         self.calls = calls;
-                        let prose = hold.seen[..hold.sent].trim();
-                        content = (!prose.is_empty()).then(|| prose.to_string());
+                        // The prose around the calls is the reply's content; what
+                        // follows them was held, so it is sent now.
+                        let before = hold.seen[..hold.sent].trim();
+                        if !after.is_empty() {
+                            let gap = if before.is_empty() { "" } else { "\n\n" };
+                            events.push(ReplyEvent::Content(format!("{gap}{after}")));
+                        }
+                        let prose = [before, after]
+                            .into_iter()
+                            .filter(|part| !part.is_empty())
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                        content = (!prose.is_empty()).then_some(prose);
                         released = false;
                     }
                     Err(problem) => problems.extend(problem),

@@ -26,6 +26,9 @@ pub struct ToolOutcome {
     pub timed_out: bool,
     /// Files the call created or changed (absolute paths).
     pub changed_files: Vec<PathBuf>,
+    /// The call worked and found nothing at all (a search without any match, even
+    /// among its probes): a result to move on from, not one to answer with.
+    pub found_nothing: bool,
 }
 
 impl ToolOutcome {
@@ -36,6 +39,7 @@ impl ToolOutcome {
             text: text.into(),
             timed_out: false,
             changed_files: Vec::new(),
+            found_nothing: false,
         }
     }
 
@@ -45,6 +49,12 @@ impl ToolOutcome {
             ok: false,
             ..Self::success(text)
         }
+    }
+
+    /// The same outcome, found nothing at all.
+    pub fn nothing_found(mut self) -> Self {
+        self.found_nothing = true;
+        self
     }
 
     /// The same outcome, recording that `path` was created or changed.

@@ -46,6 +46,23 @@ pub(crate) fn similar_files(workspace: &Workspace, missing: &Path, count: usize)
         .collect()
 }
 
+/// Up to `count` other files (display paths, shortest first) with the same file name
+/// as `path`, ignoring case: where a file about to be created may have been meant.
+pub(crate) fn same_name_files(workspace: &Workspace, path: &Path, count: usize) -> Vec<String> {
+    similar_files(workspace, path, count + 1)
+        .into_iter()
+        .filter(|found| {
+            let found = Path::new(found);
+            found
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+                == path.file_name().map(|n| n.to_string_lossy().to_lowercase())
+                && workspace.root().join(found) != path
+        })
+        .take(count)
+        .collect()
+}
+
 fn similarity(wanted: &str, wanted_relative: &str, name: &str, relative: &str) -> f64 {
     if relative == wanted_relative {
         return 3.0;

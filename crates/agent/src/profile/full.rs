@@ -102,11 +102,18 @@ impl Strategy for Full {
         }
         let text = reply.content.clone().unwrap_or_default();
         if text.trim().is_empty() {
-            let note = "Your last reply was empty. If the task is done, say what you did in one or two sentences; otherwise call the next tool.";
+            // After a failed call, an empty reply is most often a step not taken: the
+            // note says what failed instead of inviting a claim that all is done.
+            let note = match context.latest_failure {
+                Some(failure) => format!(
+                    "Your last reply was empty. The last call failed: {failure}\nThe task is not done yet: make the corrected call now."
+                ),
+                None => "Your last reply was empty. If the task is done, say what you did in one or two sentences; otherwise call the next tool.".to_string(),
+            };
             return Step::retry(
                 FailureClass::Format,
                 "the reply was empty",
-                Some(note.to_string()),
+                Some(note),
                 RetryMode::Same,
             );
         }

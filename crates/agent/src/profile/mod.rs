@@ -185,6 +185,8 @@ pub(crate) struct ReadContext<'a> {
     pub family: Family,
     /// The names of the offered tools.
     pub tool_names: &'a [String],
+    /// The first line of the latest step's failure, when its last call failed.
+    pub latest_failure: Option<&'a str>,
 }
 
 /// What a profile decides.

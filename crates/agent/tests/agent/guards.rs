@@ -33,6 +33,46 @@ fn a_reply_that_narrates_a_step_is_not_the_answer() {
 }
 
 #[test]
+fn steps_explained_after_a_step_that_worked_get_the_latest_result() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "ticket SUP-7\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "To tell you the ticket id, here is the step-by-step process:\n\n1. **Search for the ticket**:".into(),
+            "The ticket id is SUP-7.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The ticket id is SUP-7."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let retry = seen(&r, 2);
+    assert!(
+        retry.contains("The latest result (of `read_file`) was:"),
+        "{retry}"
+    );
+    assert!(retry.contains("SUP-7"), "{retry}");
+    assert!(retry.contains("take the first one now"), "{retry}");
+    assert_ne!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+    // Before anything ran, the same reply is retried as a call.
+    let r = run(
+        dir.path(),
+        vec![
+            "To read it, you can follow these steps:\n\n1. Open the file.".into(),
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "SUP-7".into(),
+        ],
+    );
+    assert_eq!(
+        r.agent.backend().requests[1].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+}
+
+#[test]
 fn narration_about_a_tool_that_already_ran_gets_its_result_and_is_read_as_an_answer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
@@ -72,7 +112,11 @@ fn narration_about_a_tool_that_already_ran_gets_its_result_and_is_read_as_an_ans
     assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
     assert_eq!(recoveries(&r.events), vec!["repetition", "not_an_answer"]);
     let last = &r.agent.backend().requests[3];
-    assert!(last.grammar.is_none());
+    assert_eq!(
+        last.grammar,
+        Some(rein_format::prose_grammar()),
+        "decoded as prose"
+    );
     assert!(
         last.stop.contains(&"<tool_call>".to_string()),
         "{:?}",
@@ -165,7 +209,11 @@ fn a_successful_call_is_not_run_again_while_nothing_changed() {
     // After the second repeat the reply is decoded as an answer: no call grammar, and
     // a call is cut at its opening.
     let last = &r.agent.backend().requests[3];
-    assert!(last.grammar.is_none());
+    assert_eq!(
+        last.grammar,
+        Some(rein_format::prose_grammar()),
+        "decoded as prose"
+    );
     assert!(
         last.stop.contains(&"<tool_call>".to_string()),
         "{:?}",
@@ -287,19 +335,92 @@ fn a_call_to_no_tool_after_a_step_that_worked_may_be_answered() {
     let retry = &r.agent.backend().requests[2];
     assert_ne!(retry.request.choice, rein_protocol::ToolChoice::Required);
     assert!(seen(&r, 2).contains("If the task is already done, reply with the answer instead."));
-    // Before anything worked, the retry must be a call.
-    let r = run(
-        dir.path(),
-        vec![
-            bare,
-            call("read_file", r#"{"path": "a.txt"}"#),
-            "a.txt holds alpha.".into(),
-        ],
-    );
+    // Before any call ran, a call to nothing may mean no tool fits: the retry is
+    // free, and the note says a direct answer is allowed.
+    let r = run(dir.path(), vec![bare, "alpha is a Greek letter.".into()]);
+    assert_eq!(r.result.answer.as_deref(), Some("alpha is a Greek letter."));
     assert_eq!(
         r.agent.backend().requests[1].request.choice,
-        rein_protocol::ToolChoice::Required
+        rein_protocol::ToolChoice::Auto
     );
+    assert!(seen(&r, 1).contains("If none of them fits the request, answer it directly"));
+}
+
+#[test]
+fn a_first_call_with_values_the_request_never_gave_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    // "What is 12 times 12?" answered with a look at a file nobody named: held, and
+    // the retry answers.
+    let r = run_task(
+        dir.path(),
+        "What is 12 times 12?",
+        vec![
+            call("read_file", r#"{"path": "numbers/table.txt"}"#),
+            "12 times 12 is 144.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("12 times 12 is 144."));
+    assert_eq!(r.result.tool_calls, 0);
+    assert_eq!(recoveries(&r.events), vec!["ungrounded"]);
+    let note = seen(&r, 1);
+    assert!(
+        note.contains("does not mention \"numbers/table.txt\""),
+        "{note}"
+    );
+    assert!(note.contains("answer it directly in plain words"), "{note}");
+    assert_eq!(
+        r.agent.backend().requests[1].request.choice,
+        rein_protocol::ToolChoice::Auto
+    );
+    // Held once only: the same call again runs.
+    let again = call("read_file", r#"{"path": "numbers/table.txt"}"#);
+    let r = run_task(
+        dir.path(),
+        "What is 12 times 12?",
+        vec![again.clone(), again, "144".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.tool_calls, 1);
+    assert_eq!(recoveries(&r.events)[0], "ungrounded");
+    // A value from the request, or a file the workspace has, runs at once.
+    for (task, path) in [
+        ("What does notes.txt say?", "notes.txt"),
+        ("What is in the workspace?", "a.txt"),
+    ] {
+        let r = run_task(
+            dir.path(),
+            task,
+            vec![
+                call("read_file", &format!(r#"{{"path": "{path}"}}"#)),
+                "ok".into(),
+            ],
+            true,
+            RunConfig::new(Profile::Full),
+        );
+        assert_eq!(r.result.tool_calls, 1, "{task}");
+        assert!(
+            !recoveries(&r.events).contains(&"ungrounded".to_string()),
+            "{task}"
+        );
+    }
+    // Off, the first call runs as written.
+    let mut config = RunConfig::new(Profile::Full);
+    config.grounding_check = false;
+    let r = run_task(
+        dir.path(),
+        "What is 12 times 12?",
+        vec![
+            call("read_file", r#"{"path": "numbers/table.txt"}"#),
+            "144".into(),
+        ],
+        true,
+        config,
+    );
+    assert_eq!(r.result.tool_calls, 1);
 }
 
 #[test]
@@ -412,6 +533,128 @@ fn a_loop_after_a_step_that_worked_is_retried_as_an_answer() {
     assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
     assert_eq!(recoveries(&r.events), vec!["repetition"]);
     let retry = &r.agent.backend().requests[2];
-    assert!(retry.grammar.is_none(), "decoded as an answer");
+    assert_eq!(
+        retry.grammar,
+        Some(rein_format::prose_grammar()),
+        "decoded as an answer"
+    );
     assert!(seen(&r, 2).contains("The latest result was:"));
+}
+
+#[test]
+fn a_loop_after_a_search_that_found_nothing_asks_for_another_step() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let search = call("search", r#"{"pattern": "zebra"}"#);
+    let mut backend = ScriptedBackend::new(vec![search.clone()], true);
+    backend.push_looped(format!("{search}\n{search}\n{search}\n{search}"));
+    backend.push(call("search", r#"{"pattern": "alpha"}"#));
+    backend.push("a.txt holds alpha.");
+    let r = run_backend_task(
+        dir.path(),
+        "Which file mentions zebra or alpha?",
+        backend,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    let retry = &r.agent.backend().requests[2];
+    assert!(retry.grammar.is_some(), "not decoded as an answer");
+    let note = seen(&r, 2);
+    assert!(note.contains("The latest result found nothing:"), "{note}");
+    assert!(note.contains("Do not repeat that call"), "{note}");
+}
+
+#[test]
+fn a_call_with_an_identifier_nothing_showed_is_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("orders.txt"), "ORD-88120\n").unwrap();
+    // The listing and, in the same reply, a read of an id the model made up.
+    let reply = format!(
+        "{}\n{}",
+        call("read_file", r#"{"path": "orders.txt"}"#),
+        call("read_file", r#"{"path": "ORD-10000"}"#)
+    );
+    let r = run_task(
+        dir.path(),
+        "Read orders.txt, then read the file named after the first order id.",
+        vec![
+            reply,
+            call("read_file", r#"{"path": "ORD-88120"}"#),
+            "done".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let results: Vec<(String, bool)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { output, ok, .. } => Some((output.clone(), *ok)),
+            _ => None,
+        })
+        .collect();
+    assert!(results[0].1, "the listing ran: {results:?}");
+    assert!(
+        results[1].0.starts_with(
+            "Not run: `ORD-10000` appears nowhere in the request or in any result so far"
+        ),
+        "{results:?}"
+    );
+    assert!(!results[1].1);
+    // The id from the result is no guess: that call runs (and fails as a read).
+    assert!(!results[2].0.starts_with("Not run"), "{results:?}");
+    assert_eq!(recoveries(&r.events)[0], "guessed");
+}
+
+#[test]
+fn a_call_that_failed_next_to_another_tools_success_may_need_its_result() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.txt"), "see notes/real.txt\n").unwrap();
+    let reply = format!(
+        "{}\n{}",
+        call("read_file", r#"{"path": "index.txt"}"#),
+        call("list_dir", r#"{"path": "notes"}"#)
+    );
+    let r = run_task(
+        dir.path(),
+        "Read index.txt, then list the folder it names.",
+        vec![reply, "done".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let note = seen(&r, 1);
+    assert!(
+        note.contains(
+            "(This call was made in the same reply as `read_file`, before its result existed."
+        ),
+        "{note}"
+    );
+}
+
+#[test]
+fn an_answer_that_copies_the_note_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let read = call("read_file", r#"{"path": "a.txt"}"#);
+    let mut backend = ScriptedBackend::new(vec![read.clone()], true);
+    backend.push_looped(format!("{read}\n{read}\n{read}\n{read}"));
+    backend.push("Reply to the task now with what the results say.");
+    backend.push("a.txt holds alpha.");
+    let r = run_backend(dir.path(), backend, RunConfig::new(Profile::Full));
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(recoveries(&r.events), vec!["repetition", "not_an_answer"]);
+    let retry = seen(&r, 3);
+    assert!(
+        retry.contains("it repeats the instruction instead of answering"),
+        "{retry}"
+    );
+    assert!(
+        retry.contains("alpha"),
+        "the result is shown again: {retry}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[3].grammar,
+        Some(rein_format::prose_grammar()),
+        "still an answer"
+    );
 }

@@ -88,7 +88,7 @@ fn schema_violations_name_the_parameter_and_are_not_run() {
 fn tool_failures_and_timeouts_are_results_and_repeats_get_a_nudge() {
     let dir = tempfile::tempdir().unwrap();
     let missing = call("read_file", r#"{"path": "nope.txt"}"#);
-    let r = run(
+    let r = run_ungrounded(
         dir.path(),
         vec![
             missing.clone(),
@@ -163,7 +163,7 @@ fn the_verification_guard_holds_the_answer_after_source_edits() {
         "write_file",
         r#"{"path": "app.py", "content": "print(1)\n"}"#,
     );
-    let r = run(
+    let r = run_ungrounded(
         dir.path(),
         vec![
             edit.clone(),
@@ -219,7 +219,7 @@ fn a_reply_that_is_only_bare_json_calls_runs_them_without_a_retry() {
         .iter()
         .any(|e| matches!(e, TraceEvent::FormatRepaired { .. })));
     // A made-up name whose arguments fit exactly one tool's schema is that tool.
-    let r = run(
+    let r = run_ungrounded(
         dir.path(),
         vec![
             "{\"name\": \"run_tests.sh\", \"arguments\": {\"command\": \"echo hi\"}}".into(),
@@ -232,8 +232,7 @@ fn a_reply_that_is_only_bare_json_calls_runs_them_without_a_retry() {
         .iter()
         .any(|e| matches!(e, TraceEvent::NameRepaired { to, .. } if to == "shell")));
     // An invented tool whose arguments fit several real ones is not run, and the
-    // bare call is not taken as the answer: the retry names the real tools and must
-    // be a call.
+    // bare call is not taken as the answer: the retry names the real tools.
     let r = run(
         dir.path(),
         vec![
@@ -245,15 +244,16 @@ fn a_reply_that_is_only_bare_json_calls_runs_them_without_a_retry() {
     assert_eq!(r.result.tool_calls, 1);
     assert_eq!(r.result.answer.as_deref(), Some("Done."));
     assert_eq!(recoveries(&r.events), vec!["unknown_tool"]);
+    // Before any call ran, the retry is free: a request no tool fits may be
+    // answered directly, and the note says so.
     let retry = &r.agent.backend().requests[1];
     assert!(
-        retry.grammar.as_ref().unwrap().lazy_triggers.is_empty(),
-        "calls only"
+        !retry.grammar.as_ref().unwrap().lazy_triggers.is_empty(),
+        "free decoding"
     );
-    assert!(
-        seen(&r, 1).contains("read_file"),
-        "the note lists the tools"
-    );
+    let note = seen(&r, 1);
+    assert!(note.contains("read_file"), "the note lists the tools");
+    assert!(note.contains("answer it directly"), "{note}");
     assert!(!r
         .events
         .iter()
@@ -335,4 +335,25 @@ fn calls_in_the_models_own_wrappers_run_without_a_retry() {
     assert!(history
         .iter()
         .any(|m| m.content.as_deref() == Some("Let me read it.")));
+}
+
+#[test]
+fn an_empty_reply_after_a_failed_call_says_what_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.py"), "timeout = 10\ntimeout = 10\n").unwrap();
+    let edit = call(
+        "edit_file",
+        r#"{"path": "s.py", "old_string": "timeout = 10", "new_string": "timeout = 30"}"#,
+    );
+    let r = run_ungrounded(dir.path(), vec![edit, String::new(), "gave up".into()]);
+    assert_eq!(recoveries(&r.events), vec!["tool_failure", "format"]);
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("Your last reply was empty. The last call failed: old_string occurs 2 times"),
+        "{note}"
+    );
+    assert!(note.contains("The task is not done yet"), "{note}");
+    // With nothing failed, an empty reply may still be an answer to come.
+    let r = run(dir.path(), vec![String::new(), "done".into()]);
+    assert!(seen(&r, 1).contains("If the task is done, say what you did"));
 }

@@ -139,6 +139,8 @@ fn held_text_streams_the_same_as_the_whole_reply() {
         "Let me look.\n```json\n{\"name\": \"list_dir\", \"arguments\": {}}\n```",
         "Here is `code` inline.\n  ```python\nprint(1)\n```\nDone.",
         "<tools>{\"name\": \"read_file\", \"arguments\": {\"path\": \"x\"}}</tools>",
+        "I will read both.\n```json\n{{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}}\n```\n\n```json\n{{\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}}\n```\n\nAfter these calls I will have both files.",
+        "{\"name\": \"list_dir\", \"arguments\": {}}\nThat lists the folder.",
     ] {
         let whole = streamed(text, usize::MAX, ReadMode::CLIENT);
         for split in 1..9 {
@@ -147,5 +149,27 @@ fn held_text_streams_the_same_as_the_whole_reply() {
         let reply = read(text, false, ToolChoice::Auto, ReadMode::CLIENT);
         assert_eq!(whole.0, reply.content.unwrap_or_default(), "{text:?}");
         assert_eq!(whole.1, reply.calls, "{text:?}");
+    }
+}
+
+#[test]
+fn prose_may_follow_wrapped_calls_and_doubled_braces_are_read() {
+    let text = "I will read both.\n```json\n{{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}}\n```\n\n```json\n{{\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}}\n```\n\nAfter these calls I will have both files.";
+    let reply = read(text, false, ToolChoice::Auto, ReadMode::CLIENT);
+    let paths: Vec<&Value> = reply.calls.iter().map(|c| &c.arguments["path"]).collect();
+    assert_eq!(paths, [&json!("a"), &json!("b")]);
+    assert_eq!(
+        reply.content.as_deref(),
+        Some("I will read both.\n\nAfter these calls I will have both files.")
+    );
+    // What follows the calls stays text only when it cannot hold a call itself.
+    for text in [
+        "{\"name\": \"list_dir\", \"arguments\": {}}\nthen {\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}",
+        "{\"name\": \"list_dir\", \"arguments\": {}}\n<tool_call>",
+        "{{\"name\": \"list_dir\", \"arguments\": {}}",
+        "{{{\"name\": \"list_dir\", \"arguments\": {}}}}",
+    ] {
+        let reply = read(text, false, ToolChoice::Auto, ReadMode::CLIENT);
+        assert!(reply.calls.is_empty(), "{text}");
     }
 }

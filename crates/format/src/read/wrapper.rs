@@ -5,7 +5,8 @@
 //! `<function=NAME>{…}</function>`, and `<function><name>…</name><arguments>…` or
 //! `<function name="…" arguments='…'>`, or inside `<tools>` a tag named after the tool
 //! (`<get_weather arguments={…} />`). A block is read as calls only when all of it
-//! is calls; anything else in it makes the block text. Also the loose scan for
+//! is calls; anything else in it makes the block text (prose may follow the last
+//! block). Objects written with doubled braces (`{{…}}`) are read. Also the loose scan for
 //! anything call-shaped that a harness without a grammar would run.
 
 use serde_json::{Map, Value};
@@ -28,20 +29,56 @@ const TAGS: [(&str, &str); 5] = [
 /// text of one), and no other key but `type: "function"` and an `id`. `None` for
 /// anything less clear.
 pub fn bare_calls(text: &str) -> Option<Vec<RawCall>> {
+    match calls_then_text(text)? {
+        (calls, "") => Some(calls),
+        _ => None,
+    }
+}
+
+/// Calls in wrappers as [`bare_calls`] reads them, then plain prose to the end (the
+/// model saying what the calls will do): the calls and that prose (trimmed, maybe
+/// empty). `None` when what follows the calls could itself hold a call: a line that
+/// opens a wrapper, or anything call-shaped.
+pub fn calls_then_text(text: &str) -> Option<(Vec<RawCall>, &str)> {
     let mut rest = text.trim();
     let mut calls = Vec::new();
     while !rest.is_empty() {
-        let (block, after) = next_block(rest)?;
+        let Some((block, after)) = next_block(rest) else {
+            let prose = rest
+                .lines()
+                .all(|line| !may_open_wrapper(line.trim_start()))
+                && json_objects(rest).is_empty();
+            return (!calls.is_empty() && prose).then_some((calls, rest));
+        };
         calls.extend(block);
         // Objects may be separated by a comma, as in a list without its brackets.
         let after = after.trim_start();
         rest = after.strip_prefix(',').unwrap_or(after).trim_start();
         // A closing fence left over after tags (the model opened none).
         if rest == "```" {
-            break;
+            rest = "";
         }
     }
-    (!calls.is_empty()).then_some(calls)
+    (!calls.is_empty()).then_some((calls, ""))
+}
+
+/// The JSON value at the start of `text` and the text after it. An object written
+/// with doubled braces (`{{"name": …}}`, as in a template that escapes them) is read
+/// as that object.
+fn json_value(text: &str) -> Option<(Value, &str)> {
+    let first = |text: &str| -> Option<(Value, usize)> {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        let value = values.next()?.ok()?;
+        Some((value, values.byte_offset()))
+    };
+    if let Some((value, end)) = first(text) {
+        return Some((value, &text[end..]));
+    }
+    let inner = text.strip_prefix("{{")?;
+    let (value, end) = first(&text[1..])?;
+    let after = text[1 + end..].trim_start().strip_prefix('}')?;
+    (inner.starts_with(|c: char| c == '"' || c.is_whitespace()) && value.is_object())
+        .then_some((value, after))
 }
 
 /// The calls of the wrapper block at the start of `text`, and the text after it.
@@ -68,9 +105,7 @@ fn next_block(text: &str) -> Option<(Vec<RawCall>, &str)> {
         return function_tag(text);
     }
     if text.starts_with(['{', '[']) {
-        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-        let value = values.next()?.ok()?;
-        let after = &text[values.byte_offset()..];
+        let (value, after) = json_value(text)?;
         return Some((calls_of(value)?, after));
     }
     None
@@ -84,9 +119,9 @@ fn calls_in(body: &str) -> Option<Vec<RawCall>> {
     let mut calls = Vec::new();
     let mut rest = body;
     while !rest.is_empty() {
-        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-        calls.extend(calls_of(values.next()?.ok()?)?);
-        let after = rest[values.byte_offset()..].trim_start();
+        let (value, after) = json_value(rest)?;
+        calls.extend(calls_of(value)?);
+        let after = after.trim_start();
         rest = after.strip_prefix(',').unwrap_or(after).trim_start();
     }
     (!calls.is_empty()).then_some(calls)

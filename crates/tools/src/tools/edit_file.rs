@@ -101,6 +101,13 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
         ));
     };
     let starts = occurrences(&content, old);
+    if let Some(lines) = already_applied(&content, &starts, old, new) {
+        // `calc` → `calculate_total` in a file that has `calculate_total` already:
+        // replacing would write `calculate_totalulate_total`.
+        return ToolOutcome::success(format!(
+            "No change needed: the edit looks applied already. Every place old_string occurs in `{shown}` (line {lines}) is inside new_string, which is there already. Read the file to confirm; do not edit it again."
+        ));
+    }
     match starts.as_slice() {
         [] => match content.find(new) {
             Some(start) => ToolOutcome::success(format!(
@@ -110,8 +117,30 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
             None => ToolOutcome::failure(not_found_reply(&content, old, &shown)),
         },
         [start] => replace(&resolved, &shown, &content, *start, old, new),
-        several => ToolOutcome::failure(ambiguity_reply(&content, several, &shown)),
+        several => ToolOutcome::failure(ambiguity_reply(&content, several, old, &shown)),
     }
+}
+
+/// The lines (`1, 6`) when every occurrence of `old` at `starts` lies inside an
+/// occurrence of `new` (which contains `old`): the edit was made before.
+fn already_applied(content: &str, starts: &[usize], old: &str, new: &str) -> Option<String> {
+    if starts.is_empty() || !new.contains(old) || new == old {
+        return None;
+    }
+    let news = occurrences(content, new);
+    let inside = |start: usize| {
+        news.iter()
+            .any(|&at| at <= start && start + old.len() <= at + new.len())
+    };
+    if !starts.iter().all(|&start| inside(start)) {
+        return None;
+    }
+    let mut lines: Vec<String> = starts
+        .iter()
+        .map(|&start| line_number_at(content, start).to_string())
+        .collect();
+    lines.dedup();
+    Some(lines.join(", "))
 }
 
 /// Byte offsets of every occurrence of `needle`, overlapping ones included.

@@ -1,7 +1,7 @@
 //! What `edit_file` says when `old_string` matches several places or none: the
 //! places, or the nearest candidates and why they differ.
 
-use crate::text::{line_number_at, snippet};
+use crate::text::{json_string, line_number_at, snippet};
 
 /// Matches listed at most when `old_string` is ambiguous.
 const LISTED_MATCHES: usize = 10;
@@ -9,9 +9,15 @@ const LISTED_MATCHES: usize = 10;
 const NEAREST_LINES: usize = 3;
 /// Characters of a line shown in a snippet.
 const SNIPPET_CHARS: usize = 80;
+/// Places given a ready unique `old_string`.
+const UNIQUE_SHOWN: usize = 3;
+/// Lines added at most above or below a place to make it unique.
+const CONTEXT_LINES: usize = 3;
 
-/// The reply when `old_string` occurs at each of `starts` (byte offsets).
-pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], shown: &str) -> String {
+/// The reply when `old_string` (`old`) occurs at each of `starts` (byte offsets):
+/// the places, and for the first few an `old_string` of whole lines that occurs
+/// only there, ready to copy.
+pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], old: &str, shown: &str) -> String {
     let lines: Vec<usize> = starts
         .iter()
         .map(|&start| line_number_at(content, start))
@@ -28,10 +34,43 @@ pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], shown: &str) -> S
             snippet(line_text(content, line), SNIPPET_CHARS)
         ));
     }
-    reply.push_str(
-        "Include more surrounding lines in old_string so that it matches exactly one place.",
-    );
-    reply
+    let unique: Vec<(usize, String)> = lines
+        .iter()
+        .take(UNIQUE_SHOWN)
+        .filter_map(|&line| unique_block(content, line, old).map(|block| (line, block)))
+        .collect();
+    if unique.is_empty() {
+        reply.push_str(
+            "Include more surrounding lines in old_string so that it matches exactly one place.",
+        );
+        return reply;
+    }
+    reply.push_str("Include more surrounding lines in old_string so that it matches exactly one place. These occur only once (copy one as old_string, and the same lines with your change as new_string):\n");
+    for (line, block) in unique {
+        reply.push_str(&format!("  line {line}: {}\n", json_string(&block)));
+    }
+    reply.trim_end().to_string()
+}
+
+/// The fewest whole lines around line `line` (1-based), at most [`CONTEXT_LINES`]
+/// more above or below, that hold `old` and occur once in `content`.
+fn unique_block(content: &str, line: usize, old: &str) -> Option<String> {
+    if old.contains('\n') {
+        return None;
+    }
+    let lines: Vec<&str> = content.lines().collect();
+    let at = line.checked_sub(1).filter(|&at| at < lines.len())?;
+    for extra in 1..=CONTEXT_LINES {
+        let above = at.saturating_sub(extra);
+        let below = (at + extra).min(lines.len() - 1);
+        for (first, last) in [(above, at), (at, below), (above, below)] {
+            let block = lines[first..=last].join("\n");
+            if block.contains(old) && occurs_once(content, &block) {
+                return Some(block);
+            }
+        }
+    }
+    None
 }
 
 /// The reply when `old_string` does not occur: a match ignoring case, a match
@@ -73,6 +112,15 @@ pub(crate) fn not_found_reply(content: &str, old: &str, shown: &str) -> String {
     }
     reply.push_str(advice);
     reply
+}
+
+/// Whether `needle` occurs exactly once in `haystack`, overlapping occurrences counted.
+fn occurs_once(haystack: &str, needle: &str) -> bool {
+    let Some(first) = haystack.find(needle) else {
+        return false;
+    };
+    let next = first + haystack[first..].chars().next().map_or(1, char::len_utf8);
+    !haystack[next..].contains(needle)
 }
 
 fn line_text(content: &str, line: usize) -> &str {
@@ -187,13 +235,30 @@ mod tests {
             .match_indices("foo")
             .map(|(start, _)| start)
             .collect();
-        let reply = ambiguity_reply(content, &starts, "x.rs");
+        let reply = ambiguity_reply(content, &starts, "foo", "x.rs");
         assert!(
             reply.starts_with("old_string occurs 2 times in `x.rs` (lines 2, 4):"),
             "{reply}"
         );
         assert!(reply.contains("  4: foo();"), "{reply}");
         assert!(reply.contains("Include more surrounding lines"), "{reply}");
+        // Each place with the fewest lines that make it unique, as JSON strings.
+        assert!(
+            reply.contains("  line 2: \"let a = 1;\\nfoo();\"\n  line 4: \"let b = 2;\\nfoo();\""),
+            "{reply}"
+        );
+    }
+
+    #[test]
+    fn a_unique_block_may_need_lines_below_or_none_is_found() {
+        let content = "x = 1\ntimeout = 10\nclass A\nx = 1\ntimeout = 10\nclass B\n";
+        assert_eq!(
+            unique_block(content, 2, "timeout = 10").as_deref(),
+            Some("timeout = 10\nclass A")
+        );
+        let same = "b\n".repeat(9);
+        assert_eq!(unique_block(&same, 5, "b"), None);
+        assert_eq!(unique_block(content, 2, "x\ny"), None);
     }
 
     #[test]

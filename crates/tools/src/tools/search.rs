@@ -3,14 +3,14 @@
 use serde_json::{json, Value};
 
 use super::search_engine::{
-    content_matcher, search_contents, search_names, Hit, NamePattern, Scope, Tally,
+    content_matcher, has_files, search_contents, search_names, Hit, NamePattern, Scope, Tally,
 };
 use super::search_probes::{probe_contents, probe_names, ProbeQuery};
 use super::spec::function_spec;
 use crate::args::{optional_string, read_access, required_string, ArgError};
 use crate::file_kind::{read_refusal, FileKind};
 use crate::outcome::{Access, ToolOutcome};
-use crate::text::{plural, snippet};
+use crate::text::{plural, prefix_chars, skip_chars, snippet};
 use crate::tool::Tool;
 use crate::workspace::Workspace;
 
@@ -120,12 +120,31 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
             }
         }
     }
-    let scope = Scope {
+    let mut scope = Scope {
         path: &resolved,
         root: workspace.root(),
         glob: query.glob,
         everything: false,
         max_files: MAX_FILES,
+    };
+    // A glob that no file matches (a small model's `*.rs` in a Python project) only
+    // hides what was asked for: it is left out, and the reply says so.
+    let mut dropped_glob = String::new();
+    if let Some(glob) = query.glob {
+        match has_files(scope) {
+            Ok(false) => {
+                scope.glob = None;
+                dropped_glob = format!(
+                    "No file in `{shown}` matches the glob `{glob}`, so it was left out.\n"
+                );
+            }
+            Ok(true) => {}
+            Err(error) => return ToolOutcome::failure(glob_error(&query, &error)),
+        }
+    }
+    let query = Query {
+        glob: scope.glob,
+        ..query
     };
     let keep = workspace.limits().search_results.max(1);
     let result = match query.mode {
@@ -133,7 +152,8 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
         Mode::Files => search_files_mode(workspace, scope, &query, &shown, keep),
     };
     match result {
-        Ok(text) => ToolOutcome::success(text),
+        Ok((text, false)) => ToolOutcome::success(format!("{dropped_glob}{text}")),
+        Ok((text, true)) => ToolOutcome::success(format!("{dropped_glob}{text}")).nothing_found(),
         Err(text) => ToolOutcome::failure(text),
     }
 }
@@ -144,7 +164,7 @@ fn search_content_mode(
     query: &Query<'_>,
     shown: &str,
     keep: usize,
-) -> Result<String, String> {
+) -> Result<(String, bool), String> {
     let (regex, note) = match content_matcher(query.pattern, false) {
         Ok(_) => (query.pattern.to_string(), String::new()),
         Err(error) if regex::Regex::new(query.pattern).is_ok() => return Err(spans_lines(&error)),
@@ -162,14 +182,12 @@ fn search_content_mode(
             literal_retry: note.is_empty(),
             pattern: query.pattern,
         };
-        return Ok(format!(
-            "{note}{}",
-            probe_contents(workspace, scope, &probe, shown)
-        ));
+        let probed = probe_contents(workspace, scope, &probe, shown);
+        return Ok((format!("{note}{}", probed.text), !probed.found));
     }
-    Ok(format!(
-        "{note}{}",
-        render(workspace, &tally, Mode::Content, keep)
+    Ok((
+        format!("{note}{}", render(workspace, &tally, Mode::Content, keep)),
+        false,
     ))
 }
 
@@ -179,7 +197,7 @@ fn search_files_mode(
     query: &Query<'_>,
     shown: &str,
     keep: usize,
-) -> Result<String, String> {
+) -> Result<(String, bool), String> {
     let as_regex = NamePattern::Regex(query.pattern.to_string());
     let (pattern, note) = match as_regex.matcher(workspace.root(), false) {
         Ok(_) => (as_regex, String::new()),
@@ -206,14 +224,12 @@ fn search_files_mode(
     let tally = search_names(scope, &matcher, keep, MAX_COUNTED)
         .map_err(|error| glob_error(query, &error))?;
     if tally.count == 0 {
-        return Ok(format!(
-            "{note}{}",
-            probe_names(workspace, scope, &pattern, query.pattern, shown)
-        ));
+        let probed = probe_names(workspace, scope, &pattern, query.pattern, shown);
+        return Ok((format!("{note}{}", probed.text), !probed.found));
     }
-    Ok(format!(
-        "{note}{}",
-        render(workspace, &tally, Mode::Files, keep)
+    Ok((
+        format!("{note}{}", render(workspace, &tally, Mode::Files, keep)),
+        false,
     ))
 }
 
@@ -247,8 +263,31 @@ pub(crate) fn render_hit(workspace: &Workspace, hit: &Hit) -> String {
     if hit.line == 0 {
         path
     } else {
-        format!("{path}:{}: {}", hit.line, snippet(&hit.text, LINE_CHARS))
+        format!("{path}:{}: {}", hit.line, around_match(hit))
     }
+}
+
+/// A matching line as shown: whole when short, else [`LINE_CHARS`] characters around
+/// the match (a minified file's one line shows the part that matched), `…` where cut.
+fn around_match(hit: &Hit) -> String {
+    let text = hit.text.trim_end();
+    if text.chars().count() <= LINE_CHARS {
+        return snippet(text, LINE_CHARS);
+    }
+    let at = (0..=hit.at.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let before = text[..at].chars().count();
+    let start = before.saturating_sub(LINE_CHARS / 4);
+    let shown = prefix_chars(skip_chars(text, start), LINE_CHARS);
+    let lead = if start > 0 { "…" } else { "" };
+    let tail = if start + shown.chars().count() < text.chars().count() {
+        "…"
+    } else {
+        ""
+    };
+    format!("{lead}{}{tail}", shown.trim())
 }
 
 /// Hits as a search lists them: a count, then one line per hit, and what was left out.

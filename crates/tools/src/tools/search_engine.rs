@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{sinks::Lossy, BinaryDetection, SearcherBuilder};
 use ignore::overrides::{Override, OverrideBuilder};
@@ -32,6 +33,8 @@ pub(crate) struct Hit {
     pub line: u64,
     /// The line's text; empty for a file-name match.
     pub text: String,
+    /// Where in `text` the match starts (a byte offset; 0 for a file-name match).
+    pub at: usize,
 }
 
 /// What a search found.
@@ -147,6 +150,11 @@ fn files(scope: Scope<'_>) -> Result<impl Iterator<Item = PathBuf>, String> {
         .take(scope.max_files))
 }
 
+/// Whether any file is in `scope` (a glob may leave none).
+pub(crate) fn has_files(scope: Scope<'_>) -> Result<bool, String> {
+    Ok(files(scope)?.next().is_some())
+}
+
 /// Counts lines matching `matcher` up to `max_count`, keeping the first `keep`.
 pub(crate) fn search_contents(
     scope: Scope<'_>,
@@ -166,10 +174,17 @@ pub(crate) fn search_contents(
         let sink = Lossy(|line, text: &str| {
             tally.count += 1;
             if tally.hits.len() < keep {
+                let text = text.trim_end_matches(['\n', '\r']);
+                let at = matcher
+                    .find(text.as_bytes())
+                    .ok()
+                    .flatten()
+                    .map_or(0, |found| found.start());
                 tally.hits.push(Hit {
                     path: path.clone(),
                     line,
-                    text: text.trim_end_matches(['\n', '\r']).to_string(),
+                    text: text.to_string(),
+                    at,
                 });
             }
             Ok(tally.count < max_count)
@@ -216,6 +231,7 @@ pub(crate) fn search_names(
                 path: path.clone(),
                 line: 0,
                 text: String::new(),
+                at: 0,
             });
         }
         if tally.count >= max_count {

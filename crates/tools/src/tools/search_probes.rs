@@ -1,9 +1,8 @@
 //! When a search finds nothing, probes what would have matched: ignoring case, in
 //! hidden and ignored files, as literal text, as a file name (or as file contents),
 //! and without the glob. Each finding is reported with a count and a first example;
-//! a finding that is most likely what was meant (the other mode, without the glob,
-//! ignoring case, as literal text) and short is listed in full, so the next step can
-//! use it instead of repeating the search.
+//! a finding that is short (at most 20 hits) is listed in full and leads the reply,
+//! so the next step can use it instead of repeating the search.
 
 use super::search::{render, render_hit, Mode};
 use super::search_engine::{
@@ -36,7 +35,7 @@ pub(crate) fn probe_contents(
     scope: Scope<'_>,
     query: &ProbeQuery<'_>,
     shown: &str,
-) -> String {
+) -> Probed {
     let normal = Scope {
         max_files: PROBE_MAX_FILES,
         ..scope
@@ -61,7 +60,7 @@ pub(crate) fn probe_contents(
         ));
     }
     if let Some(tally) = lines(everything, query.regex, false) {
-        findings.push(finding(
+        findings.push(listed(
             workspace,
             "in hidden or ignored files, it matches",
             &tally,
@@ -113,7 +112,7 @@ pub(crate) fn probe_names(
     pattern: &NamePattern,
     as_written: &str,
     shown: &str,
-) -> String {
+) -> Probed {
     let normal = Scope {
         max_files: PROBE_MAX_FILES,
         ..scope
@@ -133,7 +132,7 @@ pub(crate) fn probe_names(
         ));
     }
     if let Some(tally) = names_tally(workspace, everything, pattern, false) {
-        findings.push(finding(
+        findings.push(listed(
             workspace,
             "in hidden or ignored files, it matches",
             &tally,
@@ -209,10 +208,13 @@ fn finding(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Opti
     })
 }
 
-/// Like [`finding`], but 2 to [`LISTED`] hits are listed in full, as a search that
+/// Like [`finding`], but up to [`LISTED`] hits are listed in full, as a search that
 /// found them lists them.
 fn listed(workspace: &Workspace, lead: &str, tally: &Tally, noun: &str) -> Option<Finding> {
-    if tally.incomplete || tally.count < 2 || tally.count > LISTED || tally.hits.len() < tally.count
+    if tally.incomplete
+        || tally.count == 0
+        || tally.count > LISTED
+        || tally.hits.len() < tally.count
     {
         return finding(workspace, lead, tally, noun);
     }
@@ -235,14 +237,33 @@ fn counted(tally: &Tally, noun: &str) -> String {
     }
 }
 
-fn summarize(pattern: &str, shown: &str, findings: Vec<Option<Finding>>, tried: &[&str]) -> String {
+/// The reply for a search without matches, as its probes found them; `found` is
+/// false when nothing matched anywhere.
+pub(crate) struct Probed {
+    /// The reply.
+    pub text: String,
+    /// Whether any probe found something.
+    pub found: bool,
+}
+
+fn summarize(pattern: &str, shown: &str, findings: Vec<Option<Finding>>, tried: &[&str]) -> Probed {
     let findings: Vec<Finding> = findings.into_iter().flatten().collect();
     if findings.is_empty() {
-        return format!(
-            "No matches for `{pattern}` in `{shown}`; nothing else matches either (tried {}): try a different pattern.",
-            tried.join(", ")
-        );
+        return Probed {
+            text: format!(
+                "No matches for `{pattern}` in `{shown}`; nothing else matches either (tried {}): try a different pattern.",
+                tried.join(", ")
+            ),
+            found: false,
+        };
     }
+    Probed {
+        text: summarize_findings(pattern, shown, findings),
+        found: true,
+    }
+}
+
+fn summarize_findings(pattern: &str, shown: &str, findings: Vec<Finding>) -> String {
     // A listed finding comes first, as a result the next step can use; the rest
     // follow as sentences.
     let (mut listings, sentences): (Vec<Finding>, Vec<Finding>) =
@@ -263,8 +284,10 @@ fn summarize(pattern: &str, shown: &str, findings: Vec<Option<Finding>>, tried: 
             .split(", it matches")
             .next()
             .unwrap_or_default();
+        // The finding leads, as the result it is; that the pattern as written
+        // matched nothing comes after it.
         let mut out = format!(
-            "No matches for `{pattern}` in `{shown}` as written. {}:\n{}",
+            "{}: {}\n(`{pattern}` as written matches nothing in `{shown}`.)",
             capitalized(how),
             first.listing.as_deref().unwrap_or_default()
         );

@@ -227,6 +227,7 @@ fn report(
         text: text.trim_end().to_string(),
         timed_out: finished.timed_out,
         changed_files: Vec::new(),
+        found_nothing: false,
     }
 }
 

@@ -1,5 +1,6 @@
 //! Bounding shell output: the head and the tail are kept, the middle is replaced by
-//! a marker, and the full output is saved to a file the model can read or search.
+//! a marker (with the omitted lines that report a failure or an error), and the full
+//! output is saved to a file the model can read or search.
 
 use std::fs;
 use std::io::{self, Write};
@@ -37,14 +38,58 @@ pub(crate) fn bound_output(output: &str, max_chars: usize) -> Bounded {
     } else {
         "\n"
     };
+    let notable = notable_lines(omitted, count_lines(head));
     let text = format!(
-        "{head}{separator}[... {} / {} chars omitted ...]\n{}",
+        "{head}{separator}[... {} / {} chars omitted ...]\n{notable}{}",
         plural(count_lines(omitted), "line"),
         omitted.chars().count(),
         &output[tail_start..]
     );
     Bounded { text, cut: true }
 }
+
+/// The omitted lines that report a failure or an error (a failed test in the middle
+/// of a long run), at most [`NOTABLE_MAX`] of them, each numbered as a line of the
+/// whole output (`first_line` lines come before `omitted`); empty when there are none.
+fn notable_lines(omitted: &str, first_line: usize) -> String {
+    let Ok(pattern) = regex::Regex::new(
+        r"(?i)\b(fail|failed|failure|failures|error|errors|panic|panicked|traceback|exception|fatal)\b",
+    ) else {
+        return String::new();
+    };
+    let found: Vec<(usize, &str)> = omitted
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| pattern.is_match(line))
+        .collect();
+    if found.is_empty() {
+        return String::new();
+    }
+    let mut text = format!(
+        "[of those, {} reporting a failure or an error (line: text):]\n",
+        plural(found.len(), "line")
+    );
+    for (index, line) in found.iter().take(NOTABLE_MAX) {
+        text.push_str(&format!(
+            "{}: {}\n",
+            first_line + index + 1,
+            crate::text::snippet(line, NOTABLE_CHARS)
+        ));
+    }
+    if found.len() > NOTABLE_MAX {
+        text.push_str(&format!(
+            "[{} more not shown; search the full output for them]\n",
+            found.len() - NOTABLE_MAX
+        ));
+    }
+    text.push_str("[end of the omitted part]\n");
+    text
+}
+
+/// Omitted lines shown at most for reporting a failure or an error.
+const NOTABLE_MAX: usize = 12;
+/// Characters shown at most of each such line.
+const NOTABLE_CHARS: usize = 200;
 
 /// The byte index where the head ends: whole lines up to `budget` characters, or a
 /// cut inside the first line when it alone is longer.
@@ -148,6 +193,40 @@ mod tests {
             "{}",
             bounded.text
         );
+    }
+
+    #[test]
+    fn omitted_lines_that_report_failures_are_kept() {
+        let mut output = String::new();
+        for number in 1..=3000 {
+            output.push_str(&format!("test_case_{number} ... ok\n"));
+            if number == 1700 {
+                output.push_str("test_refund_rounding ... FAILED (expected 10.05, got 10.04)\n");
+            }
+        }
+        output.push_str("3001 tests, 1 failure\n");
+        let bounded = bound_output(&output, 2000);
+        assert!(
+            bounded.text.contains(
+                "[of those, 1 line reporting a failure or an error (line: text):]\n1701: test_refund_rounding ... FAILED (expected 10.05, got 10.04)\n[end of the omitted part]\n"
+            ),
+            "{}",
+            bounded.text
+        );
+        assert!(bounded.text.ends_with("3001 tests, 1 failure\n"));
+        let line_1701 = output.lines().nth(1700).unwrap();
+        assert!(line_1701.starts_with("test_refund_rounding"));
+        // Nothing notable, nothing added; words inside others do not count.
+        let plain: String = (1..=500).map(|n| format!("terror_free {n}\n")).collect();
+        assert!(!bound_output(&plain, 200).text.contains("reporting"));
+        // Many are capped.
+        let noisy: String = (1..=500).map(|n| format!("error {n}\n")).collect();
+        let text = bound_output(&noisy, 200).text;
+        assert!(
+            text.contains("more not shown; search the full output"),
+            "{text}"
+        );
+        assert_eq!(text.matches(": error ").count(), 12, "{text}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::args::{required_string, write_access};
 use crate::atomic_write::write_atomically;
 use crate::file_kind::{write_refusal, FileKind};
 use crate::outcome::{Access, ToolOutcome};
+use crate::similar_files::same_name_files;
 use crate::text::{count_lines, plural};
 use crate::tool::Tool;
 use crate::workspace::Workspace;
@@ -87,6 +88,12 @@ fn write(workspace: &Workspace, path: &str, content: &str) -> ToolOutcome {
             "No change: `{shown}` already has exactly this content."
         ));
     }
+    // A new file named like files elsewhere (`services/VERSION` next to
+    // `services/auth/VERSION`) may be a write to the wrong place: said after it.
+    let namesakes = match previous {
+        None => same_name_files(workspace, &resolved, NAMESAKES_SHOWN),
+        Some(_) => Vec::new(),
+    };
     let created_directories = match create_parent(&resolved) {
         Ok(created) => created,
         Err(error) => {
@@ -117,8 +124,22 @@ fn write(workspace: &Workspace, path: &str, content: &str) -> ToolOutcome {
         }
         None => format!("Created `{shown}` ({size})."),
     };
+    let text = match namesakes.as_slice() {
+        [] => text,
+        found => format!(
+            "{text} It is a new file; files with the same name already exist: {}. If one of those was meant, write that path instead (and remove `{shown}` if it is not wanted).",
+            found
+                .iter()
+                .map(|path| format!("`{path}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     ToolOutcome::success(text).with_changed_file(resolved)
 }
+
+/// Files with the same name shown at most after creating a file.
+const NAMESAKES_SHOWN: usize = 5;
 
 /// Creates the parent directory of `path` if missing; whether it had to.
 fn create_parent(path: &Path) -> std::io::Result<bool> {

@@ -60,6 +60,39 @@ fn an_edit_already_applied_needs_no_change() {
         outcome.text
     );
     assert!(outcome.changed_files.is_empty());
+    // A rename made before: `calc` occurs only inside `calculate_total`, once or
+    // more; replacing it would corrupt the name.
+    let app = "def calculate_total(prices):\n    return sum(prices)\n\nprint(calculate_total([3, 4, 5]))\n";
+    for (file, content) in [("app.py", app), ("one.py", "x = calculate_total\n")] {
+        write(&workspace, file, content);
+        let outcome = call(
+            &EditFile,
+            &workspace,
+            json!({"path": file, "old_string": "calc", "new_string": "calculate_total"}),
+        );
+        assert!(outcome.ok, "{}", outcome.text);
+        assert!(
+            outcome
+                .text
+                .starts_with("No change needed: the edit looks applied already."),
+            "{}",
+            outcome.text
+        );
+        assert_eq!(read(&workspace, file), content);
+    }
+    // One occurrence outside new_string: still an edit to make (here ambiguous).
+    write(&workspace, "mixed.py", "calc()\ncalculate_total()\n");
+    let outcome = call(
+        &EditFile,
+        &workspace,
+        json!({"path": "mixed.py", "old_string": "calc", "new_string": "calculate_total"}),
+    );
+    assert!(!outcome.ok);
+    assert!(
+        outcome.text.starts_with("old_string occurs 2 times"),
+        "{}",
+        outcome.text
+    );
 }
 
 #[test]

@@ -32,6 +32,34 @@ fn content_matches_are_listed_as_path_line_text() {
 }
 
 #[test]
+fn a_long_line_is_shown_around_its_match() {
+    let (_dir, workspace) = workspace();
+    let filler = "lorem ipsum dolor sit amet ".repeat(200);
+    write(
+        &workspace,
+        "config.min.json",
+        &format!("{{\"note\":\"{filler}\",\"maxRetries\":17,\"tail\":\"{filler}\"}}"),
+    );
+    let outcome = call(&Search, &workspace, json!({"pattern": "maxRetries"}));
+    let line = outcome.text.lines().nth(1).unwrap();
+    assert!(line.starts_with("config.min.json:1: …"), "{line}");
+    assert!(line.contains("\"maxRetries\":17"), "{line}");
+    assert!(line.ends_with('…') && line.chars().count() < 260, "{line}");
+    // A short line is shown whole.
+    write(&workspace, "short.txt", "maxRetries = 3\n");
+    let short = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "maxRetries", "path": "short.txt"}),
+    );
+    assert!(
+        short.text.ends_with("short.txt:1: maxRetries = 3"),
+        "{}",
+        short.text
+    );
+}
+
+#[test]
 fn the_path_and_glob_narrow_the_search() {
     let (_dir, workspace) = project();
     let in_file = call(
@@ -137,31 +165,42 @@ fn zero_matches_report_what_would_have_matched() {
     let (_dir, workspace) = project();
     let by_case = call(&Search, &workspace, json!({"pattern": "fn beta"}));
     assert!(by_case.ok);
+    // A short finding leads, listed as a search lists hits; the miss comes after.
     assert_eq!(
         by_case.text,
-        "No matches for `fn beta` in `.`. Case-insensitive, it matches 1 line (e.g. src/a.rs:2: fn Beta() {})."
+        "Case-insensitive: 1 matching line in 1 file:\nsrc/a.rs:2: fn Beta() {}\n(`fn beta` as written matches nothing in `.`.)"
     );
 
     let hidden = call(&Search, &workspace, json!({"pattern": "gamma"}));
-    assert_eq!(
-        hidden.text,
-        "No matches for `gamma` in `.`. In hidden or ignored files, it matches 2 lines (e.g. .config/settings:1: gamma = 1)."
+    assert!(
+        hidden
+            .text
+            .starts_with("In hidden or ignored files: 2 matching lines in "),
+        "{}",
+        hidden.text
+    );
+    assert!(
+        hidden.text.contains("\n.config/settings:1: gamma = 1\n")
+            && hidden
+                .text
+                .ends_with("(`gamma` as written matches nothing in `.`.)"),
+        "{}",
+        hidden.text
     );
 
     let literal = call(&Search, &workspace, json!({"pattern": "a+b"}));
     assert!(
         literal
             .text
-            .contains("As literal text, it matches 1 line (e.g. src/a.rs:3: let x = a+b;)"),
+            .contains("As literal text: 1 matching line in 1 file:\nsrc/a.rs:3: let x = a+b;"),
         "{}",
         literal.text
     );
 
     let name = call(&Search, &workspace, json!({"pattern": "README"}));
     assert!(
-        name.text.contains(
-            "As a file name, it matches 1 file (e.g. README.md) (use mode \"files\" to list them)"
-        ),
+        name.text
+            .contains("As a file name: 1 matching file:\nREADME.md\n(`README` as written"),
         "{}",
         name.text
     );
@@ -172,8 +211,9 @@ fn zero_matches_report_what_would_have_matched() {
         json!({"pattern": "alpha_two", "glob": "*.md"}),
     );
     assert!(
-        glob.text
-            .contains("Without the glob, it matches 1 line (e.g. src/b.rs:1: fn alpha_two() {})"),
+        glob.text.contains(
+            "Without the glob: 1 matching line in 1 file:\nsrc/b.rs:1: fn alpha_two() {}"
+        ),
         "{}",
         glob.text
     );
@@ -196,7 +236,7 @@ fn zero_matches_with_nothing_close_say_to_try_another_pattern() {
     assert!(
         files
             .text
-            .contains("Case-insensitive, it matches 1 file (e.g. README.md)"),
+            .contains("Case-insensitive: 1 matching file:\nREADME.md"),
         "{}",
         files.text
     );
@@ -206,9 +246,9 @@ fn zero_matches_with_nothing_close_say_to_try_another_pattern() {
         json!({"pattern": "alpha_two", "mode": "files"}),
     );
     assert!(
-        contents
-            .text
-            .contains("In file contents, it matches 1 line"),
+        contents.text.contains(
+            "In file contents: 1 matching line in 1 file:\nsrc/b.rs:1: fn alpha_two() {}"
+        ),
         "{}",
         contents.text
     );
@@ -270,23 +310,52 @@ fn a_short_finding_that_is_what_was_meant_is_listed_in_full() {
     assert!(by_mode.ok);
     assert!(
         by_mode.text.starts_with(
-            "No matches for `fn alpha` in `.` as written. In file contents:\n2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+            "In file contents: 2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}\n(`fn alpha` as written matches nothing in `.`.)"
         ),
         "{}",
         by_mode.text
     );
     assert!(!by_mode.text.contains("use mode"), "{}", by_mode.text);
     // A glob that excludes every match: the matches without it.
+    write(&workspace, "notes.txt", "nothing here\n");
     let by_glob = call(
         &Search,
         &workspace,
-        json!({"pattern": "alpha", "glob": "*.py"}),
+        json!({"pattern": "alpha", "glob": "*.txt"}),
     );
     assert!(
         by_glob.text.starts_with(
-            "No matches for `alpha` in `.` as written. Without the glob:\n2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+            "Without the glob: 2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}\n(`alpha` as written matches nothing in `.`.)"
         ),
         "{}",
         by_glob.text
+    );
+}
+
+#[test]
+fn a_glob_no_file_matches_is_left_out_and_said() {
+    let (_dir, workspace) = project();
+    let outcome = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "fn alpha", "glob": "*.py"}),
+    );
+    assert!(outcome.ok);
+    assert_eq!(
+        outcome.text,
+        "No file in `.` matches the glob `*.py`, so it was left out.\n2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+    );
+    // Then the probes run without it too: a hidden file is found.
+    let hidden = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "gamma =", "glob": "*.py"}),
+    );
+    assert!(
+        hidden.text.contains(
+            "In hidden or ignored files: 1 matching line in 1 file:\n.config/settings:1: gamma = 1"
+        ),
+        "{}",
+        hidden.text
     );
 }

@@ -27,6 +27,39 @@ fn creates_a_file_with_its_parent_directories() {
 }
 
 #[test]
+fn a_new_file_named_like_existing_ones_says_where_they_are() {
+    let (_dir, workspace) = workspace();
+    write(&workspace, "services/auth/VERSION", "1.0.0\n");
+    write(&workspace, "services/billing/VERSION", "1.0.2\n");
+    let outcome = call(
+        &WriteFile,
+        &workspace,
+        json!({"path": "services/VERSION", "content": "1.1.0"}),
+    );
+    assert!(outcome.ok);
+    assert!(
+        outcome.text.starts_with(
+            "Created `services/VERSION` (5 bytes, 1 line). It is a new file; files with the same name already exist: `services/auth/VERSION`, `services/billing/VERSION`."
+        ),
+        "{}",
+        outcome.text
+    );
+    // Replacing one of them, or creating a name nobody has, says nothing more.
+    let replaced = call(
+        &WriteFile,
+        &workspace,
+        json!({"path": "services/auth/VERSION", "content": "1.1.0"}),
+    );
+    assert!(!replaced.text.contains("same name"), "{}", replaced.text);
+    let fresh = call(
+        &WriteFile,
+        &workspace,
+        json!({"path": "services/CHANGES", "content": "x"}),
+    );
+    assert!(!fresh.text.contains("same name"), "{}", fresh.text);
+}
+
+#[test]
 fn replaces_a_file_atomically_and_says_what_it_had() {
     let (_dir, workspace) = workspace();
     write(&workspace, "a.txt", "old\n");

@@ -1,0 +1,137 @@
+//! The checks `full` makes between validation and execution: the run's first calls
+//! held once when none takes a value from the request (`grounding`), calls with an
+//! identifier nothing showed answered instead of run (`guesses`), and a failure next
+//! to another tool's success in the same reply explained.
+
+use rein_engine::Backend;
+use rein_protocol::{EventSink, RunEvent};
+
+use crate::execute::CallOutcome;
+use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
+use crate::guesses::{guessed_identifier, guessed_note};
+use crate::profile::RetryMode;
+use crate::recovery::FailureClass;
+use crate::run::{Agent, Flow};
+use crate::state::RunState;
+use crate::validate::ReadyCall;
+
+impl<B: Backend> Agent<B> {
+    /// Runs `ready`, except (under `full`) the calls that pass an identifier nothing
+    /// in the conversation showed: those get a result saying so, in their place.
+    pub(crate) async fn run_unguessed(
+        &mut self,
+        run: &mut RunState,
+        ready: &[ReadyCall],
+        events: &mut dyn EventSink,
+    ) -> Vec<CallOutcome> {
+        let guesses: Vec<Option<String>> = ready
+            .iter()
+            .map(|call| {
+                self.strategy
+                    .guards_answers()
+                    .then(|| guessed_identifier(call, &run.history, self.executor.workspace.root()))
+                    .flatten()
+            })
+            .collect();
+        let runnable: Vec<ReadyCall> = ready
+            .iter()
+            .zip(&guesses)
+            .filter(|(_, guess)| guess.is_none())
+            .map(|(call, _)| call.clone())
+            .collect();
+        let mut ran = self
+            .executor
+            .run(&runnable, run.turns, &mut run.memory, events)
+            .await
+            .into_iter();
+        let mut outcomes: Vec<CallOutcome> = Vec::with_capacity(ready.len());
+        for (call, guess) in ready.iter().zip(guesses) {
+            let outcome = match guess {
+                None => ran.next(),
+                Some(value) => {
+                    let outcome = CallOutcome::guessed(guessed_note(&call.name, &value));
+                    events.emit(&RunEvent::ToolResult {
+                        turn: run.turns,
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                        group: 0,
+                        ok: false,
+                        timed_out: false,
+                        output: outcome.text.clone(),
+                        ms: 0,
+                    });
+                    Some(outcome)
+                }
+            };
+            outcomes.push(outcome.unwrap_or_else(|| CallOutcome::guessed("not run".into())));
+        }
+        if self.strategy.guards_answers() {
+            note_batch_dependencies(ready, &mut outcomes);
+        }
+        outcomes
+    }
+
+    /// The run's first calls, held once when none of them takes a value from the
+    /// request (see `grounding`): the retry may answer directly.
+    pub(crate) fn hold_ungrounded(
+        &self,
+        run: &mut RunState,
+        ready: &[ReadyCall],
+        events: &mut dyn EventSink,
+    ) -> Option<Flow> {
+        let first_calls = run.tool_calls == 0
+            && !run.recoveries.contains_key(&FailureClass::Ungrounded)
+            && self.strategy.guards_answers()
+            && self.config.grounding_check;
+        if !first_calls || ready.is_empty() {
+            return None;
+        }
+        let request = run.history.get(1)?.content.clone().unwrap_or_default();
+        let root = self.executor.workspace.root();
+        let mut held = Vec::with_capacity(ready.len());
+        for call in ready {
+            let mut enums = std::collections::HashSet::new();
+            if let Some(tool) = self.tools.get(&call.name) {
+                if let Some(schema) = &tool.spec.function.parameters {
+                    enum_values(schema, &mut enums);
+                }
+            }
+            held.push(ungrounded_values(call, &request, root, &enums)?);
+        }
+        let first = &ready[0];
+        let detail = format!("{}: {}", first.name, held[0].join(", "));
+        let note = ungrounded_note(&first.name, &held[0]);
+        Some(self.retry(
+            run,
+            FailureClass::Ungrounded,
+            &detail,
+            Some(note),
+            RetryMode::Same,
+            events,
+        ))
+    }
+}
+
+/// A call that failed after another tool's call in the same reply succeeded may have
+/// needed that result (`get_ci_status` with `sha: "latest"` next to the `get_branch`
+/// that gives the sha): its result says so.
+fn note_batch_dependencies(ready: &[ReadyCall], outcomes: &mut [CallOutcome]) {
+    for index in 1..ready.len().min(outcomes.len()) {
+        let outcome = &outcomes[index];
+        if outcome.ok || outcome.repeated || outcome.guessed || outcome.timed_out {
+            continue;
+        }
+        let earlier = (0..index).find(|&before| {
+            outcomes[before].ok
+                && !outcomes[before].repeated_success
+                && ready[before].name != ready[index].name
+        });
+        if let Some(before) = earlier {
+            let tool = &ready[before].name;
+            outcomes[index].text.push_str(&format!(
+                "\n(This call was made in the same reply as `{tool}`, before its result existed. If it needs a value from that result, call it again with that value.)"
+            ));
+        }
+    }
+}

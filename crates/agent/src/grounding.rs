@@ -1,0 +1,192 @@
+//! Whether the run's first call takes its values from the request. A small model
+//! asked something no tool fits ("What is 12 times 12?" with weather tools) still
+//! calls a tool, with values the request never gave (`{"city": "Rome"}`); the `full`
+//! profile holds such a first call once and says that answering directly is allowed.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::validate::ReadyCall;
+
+/// The string values of `call` that are not grounded in `request`, when every one of
+/// them is (and there is at least one); `None` when the call is grounded, or has no
+/// value to judge. A value is grounded when it shares a word (three or more letters
+/// or digits) with the request, when it is `.`-like, or when it names a path that
+/// exists under `root`; a value the schema lists in an `enum` is a choice, not a fact,
+/// and is not judged.
+pub(crate) fn ungrounded_values(
+    call: &ReadyCall,
+    request: &str,
+    root: &Path,
+    enums: &HashSet<String>,
+) -> Option<Vec<String>> {
+    let request_words = words(request);
+    let mut judged = Vec::new();
+    strings(&call.arguments, &mut judged);
+    let judged: Vec<&str> = judged
+        .into_iter()
+        .map(str::trim)
+        .filter(|value| value.chars().count() > 1 && !matches!(*value, "./" | ".."))
+        .filter(|value| !enums.contains(*value))
+        .collect();
+    if judged.is_empty() {
+        return None;
+    }
+    let grounded =
+        |value: &str| !words(value).is_disjoint(&request_words) || names_existing_path(value, root);
+    if judged.iter().any(|value| grounded(value)) {
+        return None;
+    }
+    Some(judged.into_iter().map(String::from).collect())
+}
+
+/// The note for a held first call.
+pub(crate) fn ungrounded_note(tool: &str, values: &[String]) -> String {
+    let shown: Vec<String> = values
+        .iter()
+        .take(3)
+        .map(|value| format!("\"{}\"", value.chars().take(60).collect::<String>()))
+        .collect();
+    format!(
+        "Your call of `{tool}` was not run: the request does not mention {}. If the request needs `{tool}`, call it again with values taken from the request. If no tool fits the request (a question you can answer from what you know), answer it directly in plain words, without a call.",
+        shown.join(", ")
+    )
+}
+
+/// The lowercase words of `text` that are three or more letters or digits long.
+fn words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Every string in `value`, keys excluded.
+fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(text) => out.push(text),
+        Value::Array(items) => items.iter().for_each(|item| strings(item, out)),
+        Value::Object(map) => map.values().for_each(|item| strings(item, out)),
+        _ => {}
+    }
+}
+
+/// Whether `value` is a relative path that exists under `root`.
+pub(crate) fn names_existing_path(value: &str, root: &Path) -> bool {
+    let path = Path::new(value);
+    path.is_relative()
+        && !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        && root.join(path).exists()
+}
+
+/// The string values `enum`s allow anywhere in `schema`.
+pub(crate) fn enum_values(schema: &Value, out: &mut HashSet<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, item) in map {
+                match (key.as_str(), item) {
+                    ("enum", Value::Array(values)) => {
+                        out.extend(values.iter().filter_map(Value::as_str).map(String::from))
+                    }
+                    ("const", Value::String(value)) => {
+                        out.insert(value.clone());
+                    }
+                    _ => enum_values(item, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| enum_values(item, out)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(arguments: Value) -> ReadyCall {
+        ReadyCall {
+            id: "call_1".into(),
+            name: "tool".into(),
+            arguments,
+        }
+    }
+
+    fn judge(arguments: Value, request: &str) -> Option<Vec<String>> {
+        let root = std::env::temp_dir();
+        ungrounded_values(&call(arguments), request, &root, &HashSet::new())
+    }
+
+    #[test]
+    fn values_the_request_never_gave_are_ungrounded() {
+        assert_eq!(
+            judge(json!({"city": "Rome"}), "What is 12 times 12?"),
+            Some(vec!["Rome".to_string()])
+        );
+        assert!(judge(
+            json!({"date": "2023-04-01"}),
+            "What is the capital of France?"
+        )
+        .is_some());
+        assert!(judge(
+            json!({"path": "C:\\Users\\User\\LeapYear.txt"}),
+            "How many days are there in a leap year?"
+        )
+        .is_some());
+    }
+
+    #[test]
+    fn values_from_the_request_or_the_workspace_are_grounded() {
+        assert_eq!(judge(json!({"city": "Paris"}), "Weather in paris?"), None);
+        assert_eq!(
+            judge(
+                json!({"query": "ship it", "limit": 3}),
+                "Find the note where she said ship it"
+            ),
+            None
+        );
+        assert_eq!(judge(json!({"path": "."}), "List the files"), None);
+        assert_eq!(judge(json!({"limit": 3}), "anything"), None);
+        assert_eq!(judge(json!({}), "anything"), None);
+        // One grounded value is enough.
+        assert_eq!(
+            judge(
+                json!({"symbol": "AAPL", "exchange": "NASDAQ"}),
+                "Price of AAPL?"
+            ),
+            None
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+        let notes = call(json!({"path": "notes.txt"}));
+        assert_eq!(
+            ungrounded_values(&notes, "What does it say?", dir.path(), &HashSet::new()),
+            None
+        );
+        let outside = call(json!({"path": "../notes.txt"}));
+        assert!(
+            ungrounded_values(&outside, "What does it say?", dir.path(), &HashSet::new()).is_some()
+        );
+    }
+
+    #[test]
+    fn enum_choices_are_not_judged() {
+        let mut enums = HashSet::new();
+        enum_values(
+            &json!({"properties": {"unit": {"enum": ["celsius", "fahrenheit"]}, "kind": {"const": "full"}}}),
+            &mut enums,
+        );
+        assert!(enums.contains("fahrenheit") && enums.contains("full"));
+        let root = std::env::temp_dir();
+        let choice = call(json!({"unit": "celsius"}));
+        assert_eq!(
+            ungrounded_values(&choice, "How warm is it?", &root, &enums),
+            None
+        );
+    }
+}
