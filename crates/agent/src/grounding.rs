@@ -64,7 +64,7 @@ fn words(text: &str) -> HashSet<String> {
 }
 
 /// Every string in `value`, keys excluded.
-fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+pub(crate) fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     match value {
         Value::String(text) => out.push(text),
         Value::Array(items) => items.iter().for_each(|item| strings(item, out)),

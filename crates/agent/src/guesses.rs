@@ -7,9 +7,8 @@
 use std::path::Path;
 
 use rein_protocol::{Message, Role};
-use serde_json::Value;
 
-use crate::grounding::names_existing_path;
+use crate::grounding::{names_existing_path, strings};
 use crate::validate::ReadyCall;
 
 /// The first argument of `call` that is a whole identifier (letters and digits, as
@@ -71,20 +70,10 @@ fn is_identifier(value: &str) -> bool {
         && value.chars().any(|c| c.is_ascii_digit())
 }
 
-/// Every string in `value`, keys excluded.
-fn strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
-    match value {
-        Value::String(text) => out.push(text),
-        Value::Array(items) => items.iter().for_each(|item| strings(item, out)),
-        Value::Object(map) => map.values().for_each(|item| strings(item, out)),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn call(arguments: Value) -> ReadyCall {
         ReadyCall {
