@@ -196,14 +196,7 @@ fn calls_written_under_format_and_pattern_grammars_validate() {
         .unwrap();
     for seed in 0..4 {
         let prompt = "<|im_start|>user\nBook a meeting with ann@example.com tomorrow.<|im_end|>\n<|im_start|>assistant\n";
-        let mut request = GenerateRequest::new(Prompt::Text(prompt.into()));
-        request.max_tokens = 400;
-        request.grammar = Some(grammar.clone());
-        request.sampling.temperature = 0.9;
-        request.sampling.seed = seed;
-        let output = runtime
-            .block_on(async { engine.session().await.unwrap().generate(request).await })
-            .unwrap();
+        let output = sample(&runtime, &engine, prompt, &grammar, seed, 400);
         let reply = family
             .parse_reply_checked(&output.text, false, true)
             .unwrap_or_else(|e| panic!("seed {seed}: {e}: {}", output.text));
@@ -227,14 +220,7 @@ fn a_prose_reply_does_not_open_with_a_call() {
     // A prompt that invites the model to open with a JSON call.
     let prompt = "<|im_start|>user\nReply with the JSON object {\"name\": \"get_time\", \"arguments\": {}} and nothing else.<|im_end|>\n<|im_start|>assistant\n";
     for seed in 0..4 {
-        let mut request = GenerateRequest::new(Prompt::Text(prompt.into()));
-        request.max_tokens = 24;
-        request.grammar = Some(grammar.clone());
-        request.sampling.temperature = 0.9;
-        request.sampling.seed = seed;
-        let output = runtime
-            .block_on(async { engine.session().await.unwrap().generate(request).await })
-            .unwrap();
+        let output = sample(&runtime, &engine, prompt, &grammar, seed, 24);
         let first = output.text.chars().next();
         assert!(
             first.is_some_and(|c| c.is_alphanumeric() || "(*#-".contains(c)),
@@ -242,4 +228,23 @@ fn a_prose_reply_does_not_open_with_a_call() {
             output.text
         );
     }
+}
+
+/// The tiny model's reply to `prompt` under `grammar`, sampled hot with `seed`.
+fn sample(
+    runtime: &tokio::runtime::Runtime,
+    engine: &rein_llama::Engine,
+    prompt: &str,
+    grammar: &rein_protocol::Grammar,
+    seed: u32,
+    max_tokens: u32,
+) -> rein_llama::GenerateOutput {
+    let mut request = GenerateRequest::new(Prompt::Text(prompt.into()));
+    request.max_tokens = max_tokens;
+    request.grammar = Some(grammar.clone());
+    request.sampling.temperature = 0.9;
+    request.sampling.seed = seed;
+    runtime
+        .block_on(async { engine.session().await.unwrap().generate(request).await })
+        .unwrap()
 }
