@@ -122,10 +122,12 @@ impl<B: Backend> Agent<B> {
             ) {
                 exhausted = Some(class);
             }
-            run.memory
-                .failed_calls
-                .entry(call.key())
-                .or_insert_with(|| outcome.text.clone());
+            if !outcome.repeated {
+                let changes = run.memory.changes;
+                run.memory
+                    .failed_calls
+                    .insert(call.key(), (outcome.text.clone(), changes));
+            }
         }
         run.latest_found_nothing = outcomes.last().is_some_and(|outcome| outcome.found_nothing);
         run.latest_failure = outcomes

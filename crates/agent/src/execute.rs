@@ -82,8 +82,9 @@ impl CallOutcome {
 /// What execution remembers across turns.
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
-    /// Calls that failed, by [`ReadyCall::key`], with their error.
-    pub failed_calls: HashMap<String, String>,
+    /// Calls that failed, by [`ReadyCall::key`], with their error and the
+    /// [`Memory::changes`] count when they ran.
+    pub failed_calls: HashMap<String, (String, u64)>,
     /// Calls that succeeded, by [`ReadyCall::key`], with their result and the
     /// [`Memory::changes`] count when they ran.
     pub succeeded_calls: HashMap<String, (String, u64)>,
@@ -140,7 +141,8 @@ impl Executor {
                     Started::Done(outcome) => outcome,
                     Started::Running(handle) => {
                         let outcome = self.finish(call, handle, memory).await;
-                        let outcome = output_file_note(outcome, call, memory);
+                        let outcome =
+                            output_file_note(outcome, call, memory, self.workspace.root());
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;
                         }
@@ -175,11 +177,15 @@ impl Executor {
     /// Starts a call on a blocking thread, or answers it at once (a repeated failure,
     /// an unknown tool).
     fn start(&self, call: &ReadyCall, memory: &Memory) -> Started {
-        if let Some(previous) = memory.failed_calls.get(&call.key()) {
-            return Started::Done(CallOutcome {
-                repeated: true,
-                ..CallOutcome::failed(recovery::repetition_note(previous))
-            });
+        // The same failing call again fails the same way, unless something changed
+        // since (the file it could not find was written meanwhile).
+        if let Some((previous, changes)) = memory.failed_calls.get(&call.key()) {
+            if *changes == memory.changes {
+                return Started::Done(CallOutcome {
+                    repeated: true,
+                    ..CallOutcome::failed(recovery::repetition_note(previous))
+                });
+            }
         }
         if let Some((previous, changes)) = memory.succeeded_calls.get(&call.key()) {
             if self.skips_repeats && *changes == memory.changes {
@@ -280,14 +286,20 @@ fn is_source_file(path: &std::path::Path) -> bool {
 }
 
 /// A failed read, listing or search of the task's output file, while it does not
-/// exist: the tool's message is replaced by what the file is and the next move.
-fn output_file_note(outcome: CallOutcome, call: &ReadyCall, memory: &Memory) -> CallOutcome {
+/// exist (in `root`): the tool's message is replaced by what the file is and the next
+/// move.
+fn output_file_note(
+    outcome: CallOutcome,
+    call: &ReadyCall,
+    memory: &Memory,
+    root: &std::path::Path,
+) -> CallOutcome {
     let Some(file) = memory.output_file.as_deref() else {
         return outcome;
     };
     let path = call.arguments["path"].as_str().unwrap_or_default();
     let same = path.trim_start_matches("./") == file.trim_start_matches("./");
-    if outcome.ok || !same || call.name == "write_file" {
+    if outcome.ok || !same || call.name == "write_file" || root.join(file).exists() {
         return outcome;
     }
     CallOutcome::failed(format!(

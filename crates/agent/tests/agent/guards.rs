@@ -505,20 +505,23 @@ fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
         vec![
             call("read_file", r#"{"path": "OUT.md"}"#),
             call("write_file", r#"{"path": "OUT.md", "content": "alpha\n"}"#),
+            call("list_dir", r#"{"path": "OUT.md"}"#),
             "OUT.md is written.".into(),
         ],
         true,
         RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("OUT.md is written."));
-    let first = tool_outputs(&r.events);
+    let outputs = tool_outputs(&r.events);
     assert!(
-        first[0].starts_with(
+        outputs[0].starts_with(
             "`OUT.md` does not exist yet: it is the file this task asks you to write."
         ),
         "{}",
-        first[0]
+        outputs[0]
     );
+    // Once written, a failed look at it gets the tool's own message.
+    assert!(!outputs[2].contains("does not exist yet"), "{}", outputs[2]);
 }
 
 #[test]

@@ -357,3 +357,36 @@ fn an_empty_reply_after_a_failed_call_says_what_failed() {
     let r = run(dir.path(), vec![String::new(), "done".into()]);
     assert!(seen(&r, 1).contains("If the task is done, say what you did"));
 }
+
+#[test]
+fn a_failed_call_runs_again_once_something_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let read = call("read_file", r#"{"path": "notes.txt"}"#);
+    let r = run_ungrounded(
+        dir.path(),
+        vec![
+            read.clone(),
+            read.clone(),
+            call(
+                "write_file",
+                r#"{"path": "notes.txt", "content": "alpha\n"}"#,
+            ),
+            read,
+            "notes.txt holds alpha.".into(),
+        ],
+    );
+    let outputs: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { name, output, .. } if name == "read_file" => {
+                Some(output.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outputs.len(), 3);
+    assert!(outputs[1].starts_with("You already made exactly this call and it failed"));
+    // After the write, the same read is run again, and finds the file.
+    assert!(outputs[2].contains("alpha"), "{}", outputs[2]);
+}
