@@ -82,6 +82,13 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
     if rein_format::read::bare_calls(text).is_some() {
         return Some("it is a call written as text, not an answer".into());
     }
+    // A call of an offered tool inside other text (`({"name": "read_file", …}`).
+    if rein_format::read::loose_calls(text)
+        .iter()
+        .any(|call| tools.contains(&call.name))
+    {
+        return Some("it holds a call written as text, not an answer".into());
+    }
     let lower = text.to_lowercase();
     if lower.starts_with("<tool_response>") {
         return Some(
@@ -254,6 +261,7 @@ mod tests {
             "Here is what the file will contain:",
             "<tools>\n  <function name=\"read_file\" arguments={\"path\": \"a\"}}\n</tools>",
             "```json\n{{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}}\n```",
+            "({\"name\": \"list_dir\", \"arguments\": {\"path\": \"TODO.md\"}}",
         ] {
             assert!(not_an_answer(text, &tools()).is_some(), "{text}");
         }

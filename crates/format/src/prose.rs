@@ -1,6 +1,7 @@
 //! The grammar of a reply that must be prose: it opens with a letter or a digit (any
-//! script), or `(`, `*`, `#` or `-` as lists and headings do — never with `{`, `[`,
-//! `<`, a fence, a quote or a space, which is how calls begin; after that, anything.
+//! script), or `*`, `#` or `-` as lists and headings do — never with `{`, `[`, `(`,
+//! `<`, a fence, a quote or a space, which is how calls begin (the 0.5B model wrote
+//! `({"name": …` when `(` was allowed); after that, anything.
 //! An answer-only turn decodes under it, so a small model that would write its last
 //! call again as bare JSON writes the answer instead.
 
@@ -17,7 +18,7 @@ pub fn prose_grammar() -> Grammar {
         // Letters of other scripts (and other non-ASCII text).
         range('\u{80}', '\u{10FFFF}'),
     ];
-    openers.extend(['(', '*', '#', '-'].into_iter().map(ch));
+    openers.extend(['*', '#', '-'].into_iter().map(ch));
     let first = chars(openers, false, Repeat::One);
     let rest = chars(
         vec![CharacterSetItem::Hex("00".into())],
@@ -37,7 +38,7 @@ mod tests {
         assert!(grammar.lazy_triggers.is_empty());
         assert_eq!(
             grammar.gbnf.trim(),
-            "root ::= ([A-Za-z0-9\u{80}-\u{10FFFF}(*#-] [^\\x00]*)",
+            "root ::= ([A-Za-z0-9\u{80}-\u{10FFFF}*#-] [^\\x00]*)",
             "{}",
             grammar.gbnf
         );
