@@ -64,7 +64,11 @@ impl<B: Backend> Agent<B> {
                     Some(outcome)
                 }
             };
-            outcomes.push(outcome.unwrap_or_else(|| CallOutcome::guessed("not run".into())));
+            // The executor answers every call it is given; a missing outcome is the
+            // same internal error it reports for one.
+            outcomes.push(
+                outcome.unwrap_or_else(|| CallOutcome::failed("internal error: not run".into())),
+            );
         }
         if self.strategy.guards_answers() {
             note_batch_dependencies(ready, &mut outcomes);

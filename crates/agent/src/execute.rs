@@ -37,7 +37,8 @@ pub(crate) struct CallOutcome {
 }
 
 impl CallOutcome {
-    fn failed(text: String) -> Self {
+    /// A call that failed with `text` as its result.
+    pub(crate) fn failed(text: String) -> Self {
         Self {
             ok: false,
             timed_out: false,
