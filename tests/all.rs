@@ -5,6 +5,7 @@
 
 mod cli;
 mod concurrency;
+mod content_tokens;
 mod engine;
 mod eval;
 mod family_grammars;

@@ -13,6 +13,7 @@ use rein_eval::{
     ArmLoader, Baseline, LoadSpec, ModelPlan, Progress, RunRecord, RunSettings, Task,
 };
 use rein_models::{file_sha256, GgufInfo, ModelCache};
+use rein_tools::SandboxMode;
 use serde_json::{json, Value};
 
 /// Arguments of `rein eval`.
@@ -98,6 +99,11 @@ pub struct EvalRunArgs {
     /// Seconds a shell command may run.
     #[arg(long, default_value_t = 20)]
     pub shell_timeout: u64,
+    /// How shell commands are confined: workspace (writes only in the workspace and a
+    /// private temporary directory, no network), strict (also reads only the system's
+    /// and the toolchains' directories) or off.
+    #[arg(long, env = "REIN_SANDBOX", default_value = "workspace")]
+    pub sandbox: SandboxMode,
     /// Only the first N tasks of each suite (smoke runs).
     #[arg(long)]
     pub limit: Option<usize>,
@@ -239,6 +245,7 @@ fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
         "ctx": args.ctx,
         "temperature": args.temperature,
         "shell_timeout_s": args.shell_timeout,
+        "sandbox": args.sandbox.as_str(),
         "rein_version": env!("CARGO_PKG_VERSION"),
     })
 }
@@ -379,6 +386,7 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         ctx: args.ctx.max(512),
         temperature: args.temperature,
         shell_timeout: args.shell_timeout,
+        sandbox: args.sandbox,
         out_dir: out.clone(),
     };
     let total = (arms.len() * tasks.len()) as u64 * u64::from(args.reps);

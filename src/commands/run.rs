@@ -13,7 +13,7 @@ use rein_format::DescriptionStyle;
 use rein_llama::{Engine, LocalBackend};
 use rein_protocol::{RunResult, Sinks, TraceWriter};
 use rein_remote::{RemoteBackend, RemoteSettings};
-use rein_tools::{Registry, ToolLimits, Workspace};
+use rein_tools::{Registry, SandboxMode, ToolLimits, Workspace};
 
 /// Arguments of `rein run`.
 #[derive(Args)]
@@ -63,6 +63,11 @@ pub struct RunArgs {
     /// Seconds a shell command may run.
     #[arg(long, default_value_t = 60)]
     pub shell_timeout: u64,
+    /// How shell commands are confined: workspace (writes only in the workspace and a
+    /// private temporary directory, no network), strict (also reads only the system's
+    /// and the toolchains' directories) or off.
+    #[arg(long, env = "REIN_SANDBOX", default_value = "workspace")]
+    pub sandbox: SandboxMode,
     /// Where the JSONL trace goes (default: the cache's rein/traces directory).
     #[arg(long)]
     pub trace: Option<PathBuf>,
@@ -100,6 +105,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         &args.workdir,
         ToolLimits {
             shell_timeout: Duration::from_secs(args.shell_timeout.max(1)),
+            sandbox: args.sandbox,
             ..ToolLimits::default()
         },
     )

@@ -16,7 +16,7 @@ use rein_models::{
     plan_admitted, plan_request, GgufInfo, GpuLayers, KvCacheType, Machine, MemoryPlan,
 };
 use rein_protocol::{read_trace, RunEvent, RunResult, TraceWriter};
-use rein_tools::{Registry, ToolLimits, Workspace};
+use rein_tools::{Registry, SandboxMode, ToolLimits, Workspace};
 
 use crate::declared::DeclaredTool;
 use crate::experiment::Arm;
@@ -66,6 +66,8 @@ pub struct RunSettings {
     pub temperature: f32,
     /// Seconds a shell command may run.
     pub shell_timeout: u64,
+    /// How every task's shell is confined.
+    pub sandbox: SandboxMode,
     /// The output directory (results.jsonl, traces/).
     pub out_dir: PathBuf,
 }
@@ -253,6 +255,7 @@ async fn run_and_grade<S: SessionSource>(
         dir.path(),
         ToolLimits {
             shell_timeout: Duration::from_secs(settings.shell_timeout.max(1)),
+            sandbox: settings.sandbox,
             ..ToolLimits::default()
         },
     )

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod family;
+mod literal;
 mod model_format;
 mod prepare;
 mod prose;
@@ -18,6 +19,7 @@ mod tools;
 
 pub use family::hermes;
 pub use family::{Family, FamilyStream, ToolFormat, UnknownFamily, UnknownToolFormat, REGISTRY};
+pub use literal::Literals;
 pub use model_format::ModelFormat;
 pub use prepare::{plan_turn, taught_tools, PreparedTurn, TurnSpec};
 pub use prose::prose_grammar;

@@ -3,7 +3,7 @@
 //! template writes. [`ModelFormat::prepare`] turns a turn into a prompt and a decoding
 //! constraint; [`ModelFormat::reader`] reads the reply (see `prepare` and `read`).
 
-use crate::{ChatTemplate, Family, TemplateError, ToolFormat, CHATML_TEMPLATE};
+use crate::{ChatTemplate, Family, Literals, TemplateError, ToolFormat, CHATML_TEMPLATE};
 
 /// How a model's prompts are written and its calls read.
 #[derive(Debug)]
@@ -16,6 +16,9 @@ pub struct ModelFormat {
     pub bos_token: String,
     /// The EOS token's text.
     pub eos_token: String,
+    /// The model's control-token texts: where content holds one, it is tokenized as
+    /// plain text (see [`crate::PreparedTurn::literal`]).
+    pub literals: Literals,
 }
 
 impl ModelFormat {
@@ -33,6 +36,7 @@ impl ModelFormat {
             family,
             bos_token: String::new(),
             eos_token: String::new(),
+            literals: Literals::default(),
         })
     }
 
@@ -40,6 +44,13 @@ impl ModelFormat {
     pub fn with_special_tokens(mut self, bos: &str, eos: &str) -> Self {
         self.bos_token = bos.to_string();
         self.eos_token = eos.to_string();
+        self
+    }
+
+    /// The same format with the model's control-token texts (its control and
+    /// user-defined tokens), which content may then hold only as plain text.
+    pub fn with_control_texts(mut self, texts: impl IntoIterator<Item = String>) -> Self {
+        self.literals = Literals::new(texts);
         self
     }
 

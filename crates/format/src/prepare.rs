@@ -7,6 +7,7 @@ use rein_protocol::{Grammar, Message, Role, ToolChoice};
 use rein_schema::Schema;
 use serde_json::Value;
 
+use crate::literal::{self, Literals};
 use crate::{
     DescriptionStyle, Family, ModelFormat, RenderContext, TemplateError, ToolFormat, ToolSet,
 };
@@ -81,6 +82,10 @@ pub struct PreparedTurn {
     pub tools: Option<Vec<Value>>,
     /// The prompt text.
     pub prompt: String,
+    /// Byte ranges of `prompt` holding control-token texts that came from content
+    /// (messages, calls, tool definitions), not from the template: they are tokenized
+    /// as plain text. Empty for ordinary content.
+    pub literal: Vec<std::ops::Range<usize>>,
     /// The decoding constraint.
     pub grammar: Option<Grammar>,
     /// Strings that end the reply.
@@ -94,15 +99,27 @@ impl ModelFormat {
     /// prompt in the family's syntax with the history rewritten; the call grammar of
     /// the offered tools, else the response schema's, else none.
     pub fn prepare(&self, turn: &TurnSpec<'_>) -> Result<PreparedTurn, TemplateError> {
-        let plan = self.plan(turn);
-        let prompt = self.template.render(&RenderContext {
-            messages: &plan.messages,
-            tools: plan.tools.as_deref(),
+        let native = self.native_tools(turn.tool_format);
+        let marked = plan_marked(self.family, native, turn, &self.literals);
+        let rendered = self.template.render(&RenderContext {
+            messages: &marked.messages,
+            tools: marked.tools.as_deref(),
             add_generation_prompt: true,
             bos_token: &self.bos_token,
             eos_token: &self.eos_token,
         })?;
-        Ok(PreparedTurn { prompt, ..plan })
+        let (prompt, literal) = literal::split(&rendered);
+        let plan = if self.literals.is_empty() || literal.is_empty() {
+            marked
+        } else {
+            // The messages and definitions as the caller sees them, without marks.
+            self.plan(turn)
+        };
+        Ok(PreparedTurn {
+            prompt,
+            literal,
+            ..plan
+        })
     }
 
     /// [`Self::prepare`] without the rendering (the prompt is empty).
@@ -115,27 +132,43 @@ impl ModelFormat {
 /// whose side renders tools itself when `native` (a template that can, or a remote
 /// server); the prompt is left empty. Backends that send messages, not text, use this.
 pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedTurn {
+    plan_marked(family, native, turn, &Literals::default())
+}
+
+/// [`plan_turn`] with every string from outside (messages, calls, definitions)
+/// passed through `literals` (their control-token texts marked).
+fn plan_marked(
+    family: Family,
+    native: bool,
+    turn: &TurnSpec<'_>,
+    literals: &Literals,
+) -> PreparedTurn {
     let native = native && turn.tool_format == ToolFormat::Native;
     let offered = turn.offers_tools().then_some(turn.tools).flatten();
+    let given: Vec<Message> = if literals.is_empty() {
+        turn.messages.to_vec()
+    } else {
+        turn.messages
+            .iter()
+            .map(|m| literals.mark_message(m))
+            .collect()
+    };
     let (mut messages, tools) = match offered {
-        Some(set) if native => (
-            turn.messages.to_vec(),
-            Some(offered_definitions(set, turn.choice)),
-        ),
+        Some(set) if native => (given, Some(offered_definitions(set, turn.choice, literals))),
         Some(set) => {
-            let mut messages = family.emulate_history(turn.messages);
+            let mut messages = family.emulate_history(&given);
             teach(
                 &mut messages,
-                &taught_tools(family, set, turn.choice, turn.describe),
+                &taught_marked(family, set, turn.choice, turn.describe, literals),
             );
             (messages, None)
         }
-        None if native => (turn.messages.to_vec(), None),
-        None => (family.emulate_history(turn.messages), None),
+        None if native => (given, None),
+        None => (family.emulate_history(&given), None),
     };
     if let Some(example) = offered
         .filter(|_| turn.call_example)
-        .and_then(|set| parallel_example(family, set, turn.choice))
+        .and_then(|set| parallel_example(family, set, turn.choice, literals))
     {
         teach(&mut messages, &example);
     }
@@ -152,6 +185,7 @@ pub fn plan_turn(family: Family, native: bool, turn: &TurnSpec<'_>) -> PreparedT
         messages,
         tools,
         prompt: String::new(),
+        literal: Vec::new(),
         grammar,
         stops: turn.stop.to_vec(),
         native: native && offered.is_some(),
@@ -166,8 +200,21 @@ pub fn taught_tools(
     choice: &ToolChoice,
     style: DescriptionStyle,
 ) -> String {
+    taught_marked(family, tools, choice, style, &Literals::default())
+}
+
+/// [`taught_tools`] with the tools' own text (definitions, signatures) marked.
+fn taught_marked(
+    family: Family,
+    tools: &ToolSet,
+    choice: &ToolChoice,
+    style: DescriptionStyle,
+    literals: &Literals,
+) -> String {
     match style {
-        DescriptionStyle::Full => family.emulated_instructions(&offered_definitions(tools, choice)),
+        DescriptionStyle::Full => {
+            family.emulated_instructions(&offered_definitions(tools, choice, literals))
+        }
         DescriptionStyle::Compact => {
             let mut text = family.emulated_instructions(&[]);
             let shown = match choice {
@@ -176,7 +223,7 @@ pub fn taught_tools(
             };
             let lines: Vec<String> = shown
                 .iter()
-                .map(|t| crate::signature::signature(&t.spec))
+                .map(|t| literals.mark(&crate::signature::signature(&t.spec)))
                 .collect();
             text.push_str(&lines.join("\n"));
             text
@@ -187,7 +234,12 @@ pub fn taught_tools(
 /// A line that asks for every needed call in one reply, with two calls of the first
 /// offered tool that takes an argument written in the family's syntax (placeholder
 /// values), or `None` when no offered tool takes one.
-fn parallel_example(family: Family, tools: &ToolSet, choice: &ToolChoice) -> Option<String> {
+fn parallel_example(
+    family: Family,
+    tools: &ToolSet,
+    choice: &ToolChoice,
+    literals: &Literals,
+) -> Option<String> {
     let (tool, property, kind) = tools.offered(choice).into_iter().find_map(|tool| {
         let schema = tool.spec.function.parameters.as_ref()?;
         let required = schema.get("required")?.as_array()?;
@@ -197,8 +249,8 @@ fn parallel_example(family: Family, tools: &ToolSet, choice: &ToolChoice) -> Opt
             name.replace('~', "~0").replace('/', "~1")
         ))?;
         Some((
-            tool.name.as_str(),
-            name.to_string(),
+            literals.mark(&tool.name),
+            literals.mark(name),
             kind.as_str().unwrap_or("string").to_string(),
         ))
     })?;
@@ -212,14 +264,14 @@ fn parallel_example(family: Family, tools: &ToolSet, choice: &ToolChoice) -> Opt
         Value::Object(arguments)
     };
     let (first, second) = (call(1), call(2));
-    let calls = family.calls_text(&[(tool, &first), (tool, &second)]);
+    let calls = family.calls_text(&[(tool.as_str(), &first), (tool.as_str(), &second)]);
     Some(format!(
         "When a request needs several calls, write them all in one reply, one after another. For example, a request about two items gets:\n{calls}"
     ))
 }
 
-/// The sanitized definitions of the tools `choice` offers.
-fn offered_definitions(tools: &ToolSet, choice: &ToolChoice) -> Vec<Value> {
+/// The sanitized definitions of the tools `choice` offers, their strings marked.
+fn offered_definitions(tools: &ToolSet, choice: &ToolChoice, literals: &Literals) -> Vec<Value> {
     let offered: Vec<&str> = tools
         .offered(choice)
         .iter()
@@ -232,6 +284,13 @@ fn offered_definitions(tools: &ToolSet, choice: &ToolChoice) -> Vec<Value> {
             d.pointer("/function/name")
                 .and_then(Value::as_str)
                 .is_some_and(|name| offered.contains(&name))
+        })
+        .map(|d| {
+            if literals.is_empty() {
+                d
+            } else {
+                literals.mark_value(&d)
+            }
         })
         .collect()
 }

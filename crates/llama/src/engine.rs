@@ -71,7 +71,26 @@ impl Engine {
         let (reply, rx) = oneshot::channel();
         self.send(Command::Tokenize {
             text: text.to_string(),
+            literal: Vec::new(),
             add_special,
+            reply,
+        })?;
+        rx.await.map_err(|_| EngineError::EngineGone)
+    }
+
+    /// Tokenizes a rendered prompt as a generation would: BOS where the model wants
+    /// it, special tokens parsed, except in the byte ranges `literal` (text that came
+    /// from content), which become plain-text tokens only, never a control token.
+    pub async fn tokenize_prompt(
+        &self,
+        text: &str,
+        literal: &[std::ops::Range<usize>],
+    ) -> Result<Vec<TokenId>, EngineError> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::Tokenize {
+            text: text.to_string(),
+            literal: literal.to_vec(),
+            add_special: true,
             reply,
         })?;
         rx.await.map_err(|_| EngineError::EngineGone)

@@ -10,6 +10,7 @@ mod engine;
 mod error;
 mod generation;
 mod kv;
+mod literal;
 mod local;
 mod quantize;
 mod repetition;
@@ -28,6 +29,6 @@ pub use quantize::{quantize, QuantizeError, QuantizeTarget};
 pub use rein_models::plan_request;
 pub use rein_protocol::Grammar;
 pub use types::{
-    EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine, KvCacheType,
-    ModelInfo, Prompt, SamplingParams, StopReason, TokenId,
+    ControlToken, EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine,
+    KvCacheType, ModelInfo, Prompt, SamplingParams, StopReason, TokenId,
 };

@@ -38,7 +38,8 @@ impl LocalModel {
     pub fn new(engine: Engine) -> Result<Self, TemplateError> {
         let model = engine.info();
         let format = ModelFormat::detect(model.chat_template.as_deref(), model.architecture())?
-            .with_special_tokens(&model.bos_token, &model.eos_token);
+            .with_special_tokens(&model.bos_token, &model.eos_token)
+            .with_control_texts(model.control_tokens.iter().map(|t| t.text.clone()));
         let file = model
             .path
             .file_name()
@@ -98,7 +99,7 @@ impl SessionSource for LocalModel {
         let prepared = self.prepare(request)?;
         let tokens = self
             .engine
-            .tokenize(&prepared.prompt, true)
+            .tokenize_prompt(&prepared.prompt, &prepared.literal)
             .await
             .map_err(backend_error)?;
         Ok(tokens.len())
@@ -140,7 +141,10 @@ impl Backend for LocalBackend {
     ) -> Result<Completion, BackendError> {
         let started = Instant::now();
         let prepared = self.model.prepare(&request)?;
-        let mut generate = GenerateRequest::new(Prompt::Text(prepared.prompt.clone()));
+        let mut generate = GenerateRequest::new(Prompt::Rendered {
+            text: prepared.prompt.clone(),
+            literal: prepared.literal.clone(),
+        });
         generate.sampling = SamplingParams {
             temperature: request.sampling.temperature,
             top_p: request.sampling.top_p,

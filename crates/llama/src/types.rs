@@ -114,6 +114,15 @@ impl SamplingParams {
 pub enum Prompt {
     /// Text, tokenized with the model's special tokens parsed (rendered templates).
     Text(String),
+    /// A rendered template whose byte ranges `literal` came from content: special
+    /// tokens are parsed everywhere else, and those ranges are plain text (see
+    /// [`crate::Engine::tokenize_prompt`]).
+    Rendered {
+        /// The prompt.
+        text: String,
+        /// Sorted, disjoint byte ranges of `text` tokenized as plain text.
+        literal: Vec<std::ops::Range<usize>>,
+    },
     /// Tokens as they are.
     Tokens(Vec<TokenId>),
 }
@@ -223,6 +232,9 @@ pub struct ModelInfo {
     pub bos_token: String,
     /// The EOS token's text.
     pub eos_token: String,
+    /// The control and user-defined tokens (what the tokenizer makes of their texts
+    /// when it parses special tokens).
+    pub control_tokens: Vec<ControlToken>,
     /// Context size of this engine.
     pub n_ctx: u32,
     /// Context size the model was trained with.
@@ -237,6 +249,15 @@ pub struct ModelInfo {
     pub threads: u32,
     /// Sessions that may exist at once.
     pub max_sessions: u32,
+}
+
+/// A token the template's markers are made of (control or user-defined).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControlToken {
+    /// Its id.
+    pub id: TokenId,
+    /// Its text.
+    pub text: String,
 }
 
 impl ModelInfo {

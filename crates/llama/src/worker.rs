@@ -31,6 +31,7 @@ const DEFAULT_MAX_CTX: u32 = 4096;
 pub(crate) enum Command {
     Tokenize {
         text: String,
+        literal: Vec<std::ops::Range<usize>>,
         add_special: bool,
         reply: oneshot::Sender<Vec<TokenId>>,
     },
@@ -196,6 +197,7 @@ impl<'m> Worker<'m> {
             chat_template: meta("tokenizer.chat_template"),
             bos_token: piece(vocab.bos()),
             eos_token: piece(vocab.eos()),
+            control_tokens: crate::literal::control_tokens(&vocab),
             n_ctx: self.ctx.n_ctx(),
             n_ctx_train: self.model.n_ctx_train(),
             n_vocab: self.model.n_vocab(),
@@ -210,10 +212,11 @@ impl<'m> Worker<'m> {
         match command {
             Command::Tokenize {
                 text,
+                literal,
                 add_special,
                 reply,
             } => {
-                let _ = reply.send(self.tokenize(&text, add_special));
+                let _ = reply.send(self.tokenize_rendered(&text, &literal, add_special));
             }
             Command::Detokenize { tokens, reply } => {
                 let _ = reply.send(self.detokenize(&tokens));
@@ -239,6 +242,20 @@ impl<'m> Worker<'m> {
         self.model
             .vocab()
             .tokenize(text.as_bytes(), add_special, true)
+            .into_iter()
+            .map(|t| t.0)
+            .collect()
+    }
+
+    /// `text` tokenized with special tokens parsed outside the byte ranges `literal`
+    /// and as plain text inside them.
+    fn tokenize_rendered(
+        &self,
+        text: &str,
+        literal: &[std::ops::Range<usize>],
+        add_special: bool,
+    ) -> Vec<TokenId> {
+        crate::literal::tokenize_rendered(&self.model.vocab(), text, literal, add_special)
             .into_iter()
             .map(|t| t.0)
             .collect()
@@ -363,6 +380,7 @@ impl<'m> Worker<'m> {
     ) -> Result<(), EngineError> {
         let prompt = match &request.prompt {
             Prompt::Text(text) => self.tokenize(text, true),
+            Prompt::Rendered { text, literal } => self.tokenize_rendered(text, literal, true),
             Prompt::Tokens(tokens) => tokens.clone(),
         };
         if prompt.is_empty() {

@@ -19,7 +19,7 @@ use rein_protocol::ToolSpec;
 use serde_json::Value;
 
 /// Where the remote model is and how to reach it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RemoteSettings {
     /// The API base, e.g. `http://127.0.0.1:8080/v1`.
     pub base_url: String,
@@ -33,6 +33,23 @@ pub struct RemoteSettings {
     pub context_tokens: Option<usize>,
     /// The longest a request may take.
     pub timeout: Duration,
+}
+
+/// The key is never printed, in logs or anywhere else.
+impl std::fmt::Debug for RemoteSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteSettings")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field(
+                "api_key",
+                &self.api_key.as_ref().map(|_| "(set, not shown)"),
+            )
+            .field("tokenizer", &self.tokenizer)
+            .field("context_tokens", &self.context_tokens)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 impl RemoteSettings {

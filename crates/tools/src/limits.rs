@@ -1,7 +1,9 @@
-//! Budgets that keep every tool reply bounded.
+//! Budgets that keep every tool reply bounded, and how far the shell may reach.
 
 use std::path::PathBuf;
 use std::time::Duration;
+
+use crate::SandboxMode;
 
 /// Budgets for tool replies and the shell. The defaults suit a small local model
 /// with a context of a few thousand tokens.
@@ -24,6 +26,8 @@ pub struct ToolLimits {
     /// Where full shell outputs are saved; `None` means `.rein/outputs` under the
     /// workspace root.
     pub outputs_dir: Option<PathBuf>,
+    /// How shell commands are confined (default: to the workspace, no network).
+    pub sandbox: SandboxMode,
 }
 
 impl Default for ToolLimits {
@@ -36,6 +40,7 @@ impl Default for ToolLimits {
             search_results: 50,
             list_entries: 200,
             outputs_dir: None,
+            sandbox: SandboxMode::default(),
         }
     }
 }

@@ -57,10 +57,16 @@ impl Registry {
     /// The tools that can run in `workspace`. Kept tools whose descriptions mention
     /// a dropped tool by name lose the sentences that do.
     pub fn available(&self, workspace: &Workspace) -> Self {
-        let (kept, dropped): (Vec<_>, Vec<_>) = self
-            .tools
-            .iter()
-            .partition(|tool| tool.available(workspace).is_ok());
+        let (kept, dropped): (Vec<_>, Vec<_>) =
+            self.tools
+                .iter()
+                .partition(|tool| match tool.available(workspace) {
+                    Ok(()) => true,
+                    Err(reason) => {
+                        tracing::warn!("{}: {reason}", tool.name());
+                        false
+                    }
+                });
         let absent: Vec<&str> = dropped.iter().map(|tool| tool.name()).collect();
         let tools = kept
             .into_iter()

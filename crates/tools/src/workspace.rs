@@ -2,7 +2,7 @@
 //! state one run keeps between calls.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::confine::{confine, Confinement};
 use crate::limits::ToolLimits;
@@ -35,6 +35,7 @@ pub struct Workspace {
     root: PathBuf,
     limits: ToolLimits,
     state: Mutex<RunState>,
+    shell_temp: OnceLock<tempfile::TempDir>,
 }
 
 impl Workspace {
@@ -53,7 +54,23 @@ impl Workspace {
             state: Mutex::new(RunState::new(root.clone())),
             root,
             limits,
+            shell_temp: OnceLock::new(),
         })
+    }
+
+    /// The shell's private temporary directory (its `TMPDIR`, writable under the
+    /// sandbox), created on first use and removed with the workspace.
+    pub fn shell_temp(&self) -> std::io::Result<&Path> {
+        if let Some(dir) = self.shell_temp.get() {
+            return Ok(dir.path());
+        }
+        let dir = tempfile::Builder::new().prefix("rein-shell-").tempdir()?;
+        // Another thread may have won the race; its directory is the one kept.
+        let _ = self.shell_temp.set(dir);
+        self.shell_temp
+            .get()
+            .map(|d| d.path())
+            .ok_or_else(|| std::io::Error::other("the shell's temporary directory is missing"))
     }
 
     /// The canonical root.

@@ -6,5 +6,6 @@ mod canitoolcall;
 mod descriptions;
 mod family;
 mod golden;
+mod literals;
 mod snapshots;
 mod stream;

@@ -11,6 +11,7 @@ mod search;
 mod search_engine;
 mod search_probes;
 mod shell;
+mod shell_env;
 mod shell_output;
 mod shell_process;
 mod spec;

@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::shell_env::{shell_env, toolchain_dirs};
 use super::shell_output::{bound_output, save_output};
-use super::shell_process::{run_script, Finished};
+use super::shell_process::{run_script, Confined, Finished};
 use super::spec::function_spec;
 use super::verification::looks_like_verification;
 use crate::args::{optional_count, required_string, ArgError};
 use crate::outcome::{Access, ToolOutcome};
+use crate::sandbox::PreparedSandbox;
 use crate::tool::Tool;
 use crate::workspace::Workspace;
 
@@ -47,7 +49,10 @@ impl Tool for Shell {
         )
     }
 
-    fn available(&self, _workspace: &Workspace) -> Result<(), String> {
+    fn available(&self, workspace: &Workspace) -> Result<(), String> {
+        if let Some(reason) = workspace.limits().sandbox.unavailable() {
+            return Err(reason);
+        }
         match std::fs::metadata(SHELL) {
             Ok(metadata) if metadata.is_file() && metadata.permissions().mode() & 0o111 != 0 => {
                 Ok(())
@@ -119,7 +124,14 @@ fn run(
         ));
         cwd = workspace.root().to_path_buf();
     }
-    let pwd_file = match tempfile::NamedTempFile::new() {
+    let confined = match confine_command(workspace) {
+        Ok(confined) => confined,
+        Err(reason) => return ToolOutcome::failure(format!("{reason}.")),
+    };
+    let pwd_file = match workspace
+        .shell_temp()
+        .and_then(tempfile::NamedTempFile::new_in)
+    {
         Ok(file) => file,
         Err(error) => {
             return ToolOutcome::failure(format!(
@@ -131,13 +143,28 @@ fn run(
         "exec 2>&1; trap 'pwd -P > {}' EXIT\n{command}",
         shell_quote(&pwd_file.path().to_string_lossy())
     );
-    let finished = match run_script(&script, &cwd, timeout) {
+    let finished = match run_script(&script, &cwd, timeout, confined) {
         Ok(finished) => finished,
         Err(error) => return ToolOutcome::failure(format!("cannot run {SHELL}: {error}.")),
     };
     let new_cwd = next_cwd(workspace, &cwd, pwd_file.path(), &mut notes);
     workspace.with_state(|state| state.shell_cwd = new_cwd.clone());
     report(workspace, &finished, &cwd, &new_cwd, timeout, notes)
+}
+
+/// The environment and sandbox a command of `workspace` runs in.
+fn confine_command(workspace: &Workspace) -> Result<Confined, String> {
+    let temp = workspace
+        .shell_temp()
+        .map_err(|e| format!("cannot create the shell's temporary directory: {e}"))?;
+    let env = shell_env(std::env::vars_os(), temp);
+    let sandbox = PreparedSandbox::new(
+        workspace.limits().sandbox,
+        workspace.root(),
+        temp,
+        &toolchain_dirs(&env),
+    )?;
+    Ok(Confined { env, sandbox })
 }
 
 /// The working directory the command left behind, if it wrote one and it lies

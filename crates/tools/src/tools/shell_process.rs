@@ -2,12 +2,15 @@
 //! comes (so a chatty command never blocks on a full pipe), and on timeout the whole
 //! group — the shell and everything it started — is killed.
 
+use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::sandbox::PreparedSandbox;
 
 /// Output bytes kept in memory; the rest is counted and dropped.
 const MAX_CAPTURED_BYTES: usize = 32 * 1024 * 1024;
@@ -32,18 +35,42 @@ pub(crate) struct Finished {
     pub output_left_open: bool,
 }
 
+/// Where a command runs: its environment and, unless the sandbox is off, the
+/// ruleset that confines it and everything it starts.
+#[derive(Debug)]
+pub(crate) struct Confined {
+    pub env: Vec<(OsString, OsString)>,
+    pub sandbox: Option<PreparedSandbox>,
+}
+
 /// Runs `/bin/sh -c script` in `cwd` with stdin from `/dev/null`, in a new process
-/// group, for at most `timeout`.
-pub(crate) fn run_script(script: &str, cwd: &Path, timeout: Duration) -> io::Result<Finished> {
-    let mut child = Command::new("/bin/sh")
+/// group, confined by `confined`, for at most `timeout`.
+pub(crate) fn run_script(
+    script: &str,
+    cwd: &Path,
+    timeout: Duration,
+    confined: Confined,
+) -> io::Result<Finished> {
+    let mut command = Command::new("/bin/sh");
+    command
         .arg("-c")
         .arg(script)
         .current_dir(cwd)
+        .env_clear()
+        .envs(confined.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+        .process_group(0);
+    if let Some(sandbox) = confined.sandbox {
+        // SAFETY: the hook runs between fork and exec and only makes system calls on
+        // what `sandbox` prepared (no allocation, no lock); the command owns it, so
+        // the ruleset fd stays open until the spawn is done.
+        unsafe {
+            command.pre_exec(move || sandbox.apply_in_child());
+        }
+    }
+    let mut child = command.spawn()?;
     let Ok(group) = libc::pid_t::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();
@@ -183,6 +210,13 @@ fn kill_group(group: libc::pid_t) {
 mod tests {
     use super::*;
 
+    fn plain() -> Confined {
+        Confined {
+            env: std::env::vars_os().collect(),
+            sandbox: None,
+        }
+    }
+
     #[test]
     fn output_of_both_streams_and_the_status_are_collected() {
         let dir = tempfile::tempdir().unwrap();
@@ -190,6 +224,7 @@ mod tests {
             "echo out; echo err >&2; exit 3",
             dir.path(),
             Duration::from_secs(5),
+            plain(),
         )
         .unwrap();
         let output = String::from_utf8(finished.output).unwrap();
@@ -202,7 +237,7 @@ mod tests {
     fn large_output_does_not_deadlock() {
         let dir = tempfile::tempdir().unwrap();
         let script = "i=0; while [ $i -lt 20000 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; i=$((i+1)); done";
-        let finished = run_script(script, dir.path(), Duration::from_secs(20)).unwrap();
+        let finished = run_script(script, dir.path(), Duration::from_secs(20), plain()).unwrap();
         assert!(finished.status.success());
         assert_eq!(
             finished
@@ -222,6 +257,7 @@ mod tests {
             "sleep 3 & echo started",
             dir.path(),
             Duration::from_secs(10),
+            plain(),
         )
         .unwrap();
         assert!(

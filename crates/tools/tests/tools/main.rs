@@ -6,6 +6,7 @@ mod edit_file;
 mod list_dir;
 mod read_file;
 mod registry;
+mod sandbox;
 mod search;
 mod shell;
 mod support;
