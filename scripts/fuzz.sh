@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes rein's schema sanitizer, tool-call parsers and argument coercer with cargo-fuzz
-# (libFuzzer; needs a nightly toolchain and `cargo install cargo-fuzz`).
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (default: 600 s, all three)
+# Fuzzes rein's schema sanitizer, tool-call parsers, argument coercer and server request
+# parser with cargo-fuzz (libFuzzer; needs a nightly toolchain and `cargo install cargo-fuzz`).
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (default: 600 s, all four)
 # Each target runs in turn from its seeds (fuzz/seeds/<target>) plus the corpus kept in
 # fuzz/corpus/<target>; a crash stops the run and its input is left in
 # fuzz/artifacts/<target>/. Copy a fixed crash into fuzz/regressions/<target>/ so the
@@ -12,7 +12,7 @@ cd "$root"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sanitizer parser coercer)
+[ ${#targets[@]} -gt 0 ] || targets=(sanitizer parser coercer request)
 export CARGO_TARGET_DIR="$root/fuzz/target"
 # Safe Rust: no sanitizer instrumentation (several times the executions per second);
 # debug assertions stay on, so overflow and slicing bugs still panic.

@@ -12,6 +12,7 @@ mod family_grammars;
 mod openai_client;
 mod run;
 mod serve;
+mod serve_limits;
 mod serve_wrapped;
 mod support;
 mod tool_calls;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rein_format::{ToolFormat, ToolSet};
 use rein_llama::{Engine, EngineConfig, LocalModel};
 use rein_protocol::ToolSpec;
-use rein_serve::{AppState, ServedModel};
+use rein_serve::{AppState, ServedModel, ServerLimits};
 use serde_json::{json, Value};
 
 use crate::support::tiny_model;
@@ -35,6 +35,27 @@ impl TestServer {
         queue_timeout: Duration,
         api_key: Option<&str>,
     ) -> Self {
+        Self::start_full(
+            path,
+            sessions,
+            queue_timeout,
+            api_key,
+            ServerLimits::default(),
+        )
+    }
+
+    /// The tiny model, one session, within `limits`.
+    pub fn start_limited(limits: ServerLimits) -> Self {
+        Self::start_full(tiny_model(), 1, Duration::from_secs(60), None, limits)
+    }
+
+    fn start_full(
+        path: std::path::PathBuf,
+        sessions: u32,
+        queue_timeout: Duration,
+        api_key: Option<&str>,
+        limits: ServerLimits,
+    ) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -51,12 +72,13 @@ impl TestServer {
             let engine = Engine::load(config).await.unwrap();
             let local = LocalModel::new(engine).unwrap();
             let model = ServedModel::new(local.clone(), "tiny", ToolFormat::Native, 2048);
-            let state = Arc::new(AppState::new(model, key, 64 * 1024));
+            let state = Arc::new(AppState::new(model, key, 64 * 1024).with_limits(limits));
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let url = format!("http://{}", listener.local_addr().unwrap());
-            tokio::spawn(rein_serve::serve(
+            tokio::spawn(rein_serve::serve_with_limits(
                 listener,
                 rein_serve::router(state),
+                limits,
                 async {
                     let _ = stopped.await;
                 },

@@ -280,3 +280,59 @@ mod tests {
         check_grammar(r#"root ::= "{5,2}" [{}] "\"{9,1}" [0-9]{2,5}"#, "test");
     }
 }
+
+/// The server's request parser and the OpenAI wire types: any body is either refused
+/// with a 4xx error object or becomes an engine request whose prompt renders (ChatML,
+/// control texts guarded) with every literal range on a control-token text; requests,
+/// responses and chunks that parse serialize and parse back to themselves.
+pub fn request(data: &[u8]) {
+    match rein_serve::check_request(data) {
+        Ok(turn) => {
+            let format = rein_format::ModelFormat::detect(None, "llama")
+                .expect("ChatML compiles")
+                .with_control_texts(CHATML_MARKERS.map(String::from));
+            // A template refusal is an answer too; only a panic is a bug.
+            if let Ok(prepared) = format.prepare(&turn.spec()) {
+                for range in &prepared.literal {
+                    let text = prepared
+                        .prompt
+                        .get(range.clone())
+                        .unwrap_or_else(|| panic!("range {range:?} off the prompt"));
+                    assert!(
+                        CHATML_MARKERS.iter().any(|m| escaped_or_not(m, text)),
+                        "range {text:?} is not a marker"
+                    );
+                }
+                assert!(!prepared.prompt.contains(['\u{FDD0}', '\u{FDD1}']));
+            }
+        }
+        Err(error) => assert!(
+            error.status.is_client_error(),
+            "a bad body got {}: {}",
+            error.status,
+            error.message
+        ),
+    }
+    round_trip::<rein_protocol::openai::ChatRequest>(data);
+    round_trip::<rein_protocol::openai::ChatResponse>(data);
+    round_trip::<rein_protocol::openai::ChatChunk>(data);
+}
+
+const CHATML_MARKERS: [&str; 4] = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>"];
+
+fn escaped_or_not(marker: &str, text: &str) -> bool {
+    marker == text || serde_json::to_string(marker).is_ok_and(|j| j.trim_matches('"') == text)
+}
+
+fn round_trip<T>(data: &[u8])
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let Ok(value) = serde_json::from_slice::<T>(data) else {
+        return;
+    };
+    let text = serde_json::to_string(&value).expect("a parsed value serializes");
+    let again: T =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text} does not parse back: {e}"));
+    assert_eq!(again, value, "{text}");
+}

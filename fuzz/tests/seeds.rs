@@ -32,6 +32,11 @@ fn parser_inputs() {
 }
 
 #[test]
+fn request_inputs() {
+    run_all("request", rein_fuzz::request);
+}
+
+#[test]
 fn coercer_inputs() {
     run_all("coercer", rein_fuzz::coercer);
 }

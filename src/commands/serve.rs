@@ -9,7 +9,7 @@ use clap::Args;
 use rein_format::ToolFormat;
 use rein_llama::{Engine, LocalModel};
 use rein_models::GgufInfo;
-use rein_serve::{AppState, ServedModel};
+use rein_serve::{AppState, ServedModel, ServerLimits};
 
 /// Arguments of `rein serve`.
 #[derive(Args)]
@@ -38,6 +38,18 @@ pub struct ServeArgs {
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 8 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, default_value_t = 10)]
+    pub header_timeout: u64,
+    /// Seconds a client may take to send a request's body.
+    #[arg(long, default_value_t = 30)]
+    pub body_timeout: u64,
+    /// Open connections at most (more wait until one closes).
+    #[arg(long, default_value_t = 64)]
+    pub max_connections: usize,
+    /// Most tokens a reply may have, whatever a request's max_tokens says.
+    #[arg(long, default_value_t = 4096)]
+    pub max_tokens: u32,
     /// native (the template renders the tools, when it can) or emulated.
     #[arg(long, default_value = "native")]
     pub tool_format: String,
@@ -82,7 +94,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|| args.model.model.clone());
         let model = ServedModel::new(LocalModel::new(engine)?, name, tool_format, per_request)
             .with_call_example(!args.no_call_example);
-        let state = Arc::new(AppState::new(model, api_key, args.max_body_bytes));
+        let limits = ServerLimits {
+            header_timeout: Duration::from_secs(args.header_timeout.max(1)),
+            body_timeout: Duration::from_secs(args.body_timeout.max(1)),
+            max_connections: args.max_connections.max(1),
+            max_reply_tokens: args.max_tokens.max(1),
+        };
+        let state =
+            Arc::new(AppState::new(model, api_key, args.max_body_bytes).with_limits(limits));
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
             .await
             .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
@@ -91,7 +110,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "rein serve: listening on http://{address}/v1 ({} sessions of {per_request} tokens)",
             plan.request.sessions
         );
-        rein_serve::serve(listener, rein_serve::router(state), async {
+        rein_serve::serve_with_limits(listener, rein_serve::router(state), limits, async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await?;

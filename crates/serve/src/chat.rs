@@ -87,7 +87,11 @@ async fn answer<S: SessionSource>(
     let request = turn.request(
         model.tool_format(),
         model.call_example(),
-        Some(turn.max_tokens.map_or(room, |m| m.min(room))),
+        Some(
+            turn.max_tokens
+                .map_or(room, |m| m.min(room))
+                .min(state.limits.max_reply_tokens.max(1)),
+        ),
     );
     let mut session = {
         let _waiting = state.waiting();

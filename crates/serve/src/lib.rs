@@ -8,6 +8,8 @@
 
 mod chat;
 mod error;
+mod limits;
+mod listener;
 mod model;
 mod reply;
 mod request;
@@ -15,7 +17,17 @@ mod server;
 mod state;
 
 pub use error::ApiError;
+pub use limits::ServerLimits;
+pub use listener::serve_with_limits;
 pub use model::ServedModel;
 pub use request::DEFAULT_TEMPERATURE;
 pub use server::{router, serve};
 pub use state::AppState;
+
+/// Parses and checks a chat request body exactly as `POST /v1/chat/completions` does
+/// and builds the engine request it would run, without running it; a refusal is the
+/// error the endpoint would answer with. The request fuzz target's entry point.
+pub fn check_request(body: &[u8]) -> Result<rein_engine::TurnRequest, ApiError> {
+    let turn = request::prepare(request::parse(body)?)?;
+    Ok(turn.request(rein_format::ToolFormat::Native, true, Some(16)))
+}

@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
@@ -21,7 +22,13 @@ use crate::state::AppState;
 pub fn router<S: SessionSource>(state: Arc<AppState<S>>) -> Router {
     let limit = state.max_body_bytes;
     let api = Router::new()
-        .route("/v1/chat/completions", post(crate::chat::completions::<S>))
+        .route(
+            "/v1/chat/completions",
+            post(crate::chat::completions::<S>).route_layer(middleware::from_fn_with_state(
+                Arc::clone(&state),
+                body_in_time::<S>,
+            )),
+        )
         .route("/v1/models", get(models::<S>))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&state),
@@ -35,15 +42,59 @@ pub fn router<S: SessionSource>(state: Arc<AppState<S>>) -> Router {
         .with_state(state)
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves.
+/// Serves `router` on `listener` with the default [`crate::ServerLimits`] until
+/// `shutdown` resolves.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    crate::serve_with_limits(listener, router, crate::ServerLimits::default(), shutdown).await
+}
+
+/// Reads the body of a request within the body deadline, so a client that trickles it
+/// cannot hold a connection and a session's worth of waiting: 408 when it is late, 413
+/// when it is larger than the limit.
+async fn body_in_time<S: SessionSource>(
+    State(state): State<Arc<AppState<S>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let deadline = state.limits.body_timeout;
+    let limit = state.max_body_bytes;
+    match tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Ok(Err(error)) => {
+            let too_large = std::error::Error::source(&error)
+                .is_some_and(|e| e.is::<http_body_util::LengthLimitError>())
+                || error.into_inner().is::<http_body_util::LengthLimitError>();
+            if too_large {
+                ApiError::with_status(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("the request body is larger than the limit of {limit} bytes"),
+                )
+                .into_response()
+            } else {
+                ApiError::with_status(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read",
+                )
+                .into_response()
+            }
+        }
+        Err(_) => ApiError::with_status(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} s",
+                deadline.as_secs_f32()
+            ),
+        )
+        .into_response(),
+    }
 }
 
 async fn health<S: SessionSource>(

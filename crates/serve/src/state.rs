@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rein_engine::SessionSource;
 
 use crate::model::ServedModel;
+use crate::ServerLimits;
 
 /// The server's shared state.
 #[derive(Debug)]
@@ -16,6 +17,8 @@ pub struct AppState<S: SessionSource> {
     pub api_key: Option<String>,
     /// Largest request body accepted.
     pub max_body_bytes: usize,
+    /// Deadlines, the connection cap and the reply cap.
+    pub limits: ServerLimits,
     /// `system_fingerprint` of every response: rein's version and the model file.
     pub fingerprint: String,
     started: u64,
@@ -48,6 +51,7 @@ impl<S: SessionSource> AppState<S> {
             model,
             api_key,
             max_body_bytes,
+            limits: ServerLimits::default(),
             fingerprint,
             started,
             next_request: AtomicU64::new(0),
@@ -56,6 +60,12 @@ impl<S: SessionSource> AppState<S> {
             served: AtomicU64::new(0),
             cancelled: AtomicU64::new(0),
         }
+    }
+
+    /// The same state with `limits`.
+    pub fn with_limits(mut self, limits: ServerLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// A new response id, unique for this server's life.
