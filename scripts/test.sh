@@ -10,6 +10,8 @@ cargo build --release --locked --bin rein
 "${CARGO_TARGET_DIR:-target}/release/rein" models pull tiny
 # The small model: the server's reading of its calls is tested over HTTP.
 "${CARGO_TARGET_DIR:-target}/release/rein" models pull small
+# Gemma 3 270M: the Gemma family's real tokenizer (content cannot forge its markers).
+"${CARGO_TARGET_DIR:-target}/release/rein" models pull gemma
 scripts/fetch-fixtures.sh
 scripts/setup-python.sh
 cargo fmt --all --check

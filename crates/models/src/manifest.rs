@@ -109,9 +109,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn embedded_manifest_has_the_three_models() {
+    fn embedded_manifest_has_the_four_models() {
         let m = Manifest::embedded().unwrap();
-        assert_eq!(m.names(), vec!["default", "small", "tiny"]);
+        assert_eq!(m.names(), vec!["default", "gemma", "small", "tiny"]);
+        assert_eq!(m.get("gemma").unwrap().packages.len(), 4);
         let tiny = m.get("tiny").unwrap();
         assert_eq!(tiny.size, 98_362_432);
         assert_eq!(tiny.packages.len(), 1);
@@ -126,7 +127,7 @@ mod tests {
         let m = Manifest::embedded().unwrap();
         let err = m.get("huge").unwrap_err().to_string();
         assert!(err.contains("unknown model `huge`"), "{err}");
-        assert!(err.contains("default, small, tiny"), "{err}");
+        assert!(err.contains("default, gemma, small, tiny"), "{err}");
     }
 
     #[test]
