@@ -41,7 +41,7 @@ fn conversation(payload: &str) -> (Vec<Message>, ToolSet) {
     let result = Message::tool_result(
         format!("call{payload}"),
         "read_file",
-        format!("line one{payload}\nline two"),
+        format!("line one{payload}\n\n    line two\n\t\tthree"),
     );
     let messages = vec![
         Message::system(format!("You are careful.{payload}")),
@@ -79,6 +79,11 @@ fn prompt_tokens(
         ..TurnSpec::plain(&messages)
     };
     let prepared = model.format().prepare(&turn).unwrap();
+    if payload.is_empty() {
+        // Newlines and indentation are text, even where a vocabulary (Gemma's) has
+        // user-defined tokens for them: nothing ordinary is guarded.
+        assert!(prepared.literal.is_empty(), "{:?}", prepared.literal);
+    }
     let engine = model.engine();
     runtime.block_on(async {
         let guarded = engine

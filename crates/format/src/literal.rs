@@ -13,6 +13,7 @@
 
 use std::ops::Range;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use rein_protocol::{Message, ToolCall};
 use serde_json::Value;
 
@@ -21,19 +22,26 @@ const OPEN: char = '\u{FDD0}';
 /// Closes it.
 const CLOSE: char = '\u{FDD1}';
 
-/// The model's control-token texts, longest first (the longest match wins).
+/// The model's control-token texts and a matcher over them (leftmost, longest
+/// match: Gemma has thousands, so content is scanned once, not once per text).
 #[derive(Debug, Clone, Default)]
 pub struct Literals {
     texts: Vec<String>,
+    matcher: Option<AhoCorasick>,
 }
 
 impl Literals {
-    /// The control-token texts of a model (its control and user-defined tokens).
+    /// The control-token texts of a model (its structure markers).
     pub fn new(texts: impl IntoIterator<Item = String>) -> Self {
         let mut texts: Vec<String> = texts.into_iter().filter(|t| !t.is_empty()).collect();
         texts.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         texts.dedup();
-        Self { texts }
+        let matcher = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&texts)
+            .ok()
+            .filter(|_| !texts.is_empty());
+        Self { texts, matcher }
     }
 
     /// Whether no text is known (nothing is ever marked).
@@ -50,26 +58,25 @@ impl Literals {
     /// themselves, should the text hold them, become U+FFFD (they must not close or
     /// open a mark).
     pub fn mark(&self, text: &str) -> String {
-        if self.is_empty() {
+        let Some(matcher) = &self.matcher else {
             return text.to_string();
-        }
+        };
+        let plain = |piece: &str, out: &mut String| {
+            out.extend(piece.chars().map(|c| match c {
+                OPEN | CLOSE => '\u{FFFD}',
+                c => c,
+            }))
+        };
         let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(c) = rest.chars().next() {
-            if let Some(found) = self.texts.iter().find(|t| rest.starts_with(t.as_str())) {
-                out.push(OPEN);
-                out.push_str(found);
-                out.push(CLOSE);
-                rest = &rest[found.len()..];
-                continue;
-            }
-            out.push(if c == OPEN || c == CLOSE {
-                '\u{FFFD}'
-            } else {
-                c
-            });
-            rest = &rest[c.len_utf8()..];
+        let mut at = 0;
+        for found in matcher.find_iter(text) {
+            plain(&text[at..found.start()], &mut out);
+            out.push(OPEN);
+            out.push_str(&text[found.range()]);
+            out.push(CLOSE);
+            at = found.end();
         }
+        plain(&text[at..], &mut out);
         out
     }
 
@@ -184,6 +191,14 @@ mod tests {
             let (text, ranges) = split(part);
             assert!(ranges.is_empty(), "{text:?} {ranges:?}");
         }
+    }
+
+    #[test]
+    fn the_longest_text_at_the_leftmost_place_wins() {
+        let literals = Literals::new(["<|im", "<|im_end|>", "end"].map(String::from));
+        let (text, ranges) = split(&literals.mark("a<|im_end|>b<|imc"));
+        let spans: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(spans, ["<|im_end|>", "<|im"]);
     }
 
     #[test]

@@ -15,14 +15,24 @@ use llama_cpp_2::vocab::LlamaVocab;
 
 use crate::ControlToken;
 
-/// Whether `token` is one the tokenizer produces from its text when parsing special
-/// tokens (control) or always (user-defined): never allowed from content.
+/// Whether `token` is a marker of the conversation's structure, never allowed from
+/// content: a control token (made from its text when special tokens are parsed), or a
+/// user-defined token spelled like a tag (`<tool_call>`, `[TOOL_CALLS]`; matched even
+/// without special parsing). User-defined runs of whitespace (Gemma's `\n\n`, its
+/// indentation tokens) are text.
 fn is_marker(vocab: &LlamaVocab<'_>, token: LlamaToken) -> bool {
     let attr = vocab.attr(token);
-    attr.contains(LlamaTokenAttr::Control) || attr.contains(LlamaTokenAttr::UserDefined)
+    if attr.contains(LlamaTokenAttr::Control) {
+        return true;
+    }
+    attr.contains(LlamaTokenAttr::UserDefined)
+        && vocab
+            .text(token)
+            .and_then(|t| t.to_str().ok())
+            .is_some_and(|t| !t.is_empty() && !t.chars().any(char::is_whitespace))
 }
 
-/// The model's control and user-defined tokens with their texts.
+/// The model's structure markers (see [`is_marker`]) with their texts.
 pub(crate) fn control_tokens(vocab: &LlamaVocab<'_>) -> Vec<ControlToken> {
     vocab
         .tokens()

@@ -232,8 +232,9 @@ pub struct ModelInfo {
     pub bos_token: String,
     /// The EOS token's text.
     pub eos_token: String,
-    /// The control and user-defined tokens (what the tokenizer makes of their texts
-    /// when it parses special tokens).
+    /// The tokens that mark the conversation's structure: control tokens, and
+    /// user-defined ones spelled like a tag (not Gemma's whitespace runs). Content may
+    /// hold their texts only as plain text.
     pub control_tokens: Vec<ControlToken>,
     /// Context size of this engine.
     pub n_ctx: u32,
@@ -251,7 +252,8 @@ pub struct ModelInfo {
     pub max_sessions: u32,
 }
 
-/// A token the template's markers are made of (control or user-defined).
+/// A token the template's markers are made of (control, or user-defined and spelled
+/// like a tag).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControlToken {
     /// Its id.

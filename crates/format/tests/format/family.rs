@@ -1,18 +1,10 @@
 //! The family registry: detection from real and representative chat templates, and
 //! each family's emulated history read back by its own parser.
 
-use std::path::PathBuf;
-
+use crate::golden::read as golden;
 use rein_format::{Family, REGISTRY};
 use rein_protocol::Message;
 use serde_json::json;
-
-fn golden(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/golden/templates")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 const LLAMA3: &str = "{{- bos_token }}{%- if tools is not none %}{{- '<|start_header_id|>system<|end_header_id|>\\n\\n' }}{%- endif %}{{- '<|python_tag|>' }}";
 const MISTRAL_V3: &str =

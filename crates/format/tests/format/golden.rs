@@ -32,7 +32,8 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/templates")
 }
 
-fn read(name: &str) -> String {
+/// A file of `tests/golden/templates` (templates and their expected renders).
+pub fn read(name: &str) -> String {
     std::fs::read_to_string(golden_dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 

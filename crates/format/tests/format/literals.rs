@@ -7,18 +7,10 @@
 //! markers and their habit of trimming content. The real models' tokens are counted
 //! in the root test `content_tokens`.
 
-use std::path::PathBuf;
-
+use crate::golden::read as golden;
 use rein_format::{Family, ModelFormat, ToolFormat, ToolSet, TurnSpec};
 use rein_protocol::{Message, ToolCall, ToolSpec};
 use serde_json::json;
-
-fn golden(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/golden/templates")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 const GEMMA: &str = "{{ bos_token }}{% for message in messages %}{% set role = 'model' if message['role'] == 'assistant' else message['role'] %}{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}";
 

@@ -2,18 +2,10 @@
 //! rendered by the Qwen2.5 template, the emulated prompt for SmolLM2, and the call
 //! grammars for each tool choice.
 
-use std::path::PathBuf;
-
+use crate::golden::read as golden;
 use rein_format::{hermes, Family, ModelFormat, ToolChoice, ToolSet, TurnSpec};
 use rein_protocol::{Message, ToolSpec};
 use serde_json::json;
-
-fn golden(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/golden/templates")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// Tools in the wild: a Python type name, a nullable, an illegal property name, a ref.
 fn tools() -> ToolSet {
