@@ -6,7 +6,7 @@ use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
 use crate::guards::{
     already_ran_note, explained_steps_note, missing_output, named_tool, not_an_answer, Held,
-    EXPLAINS_STEPS,
+    NotAnswer,
 };
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
@@ -31,7 +31,7 @@ impl<B: Backend> Agent<B> {
             false => text,
         };
         let held = match self.strategy.guards_answers() && echoes_the_note(run, &text) {
-            true => Some(Held::NotAnAnswer(ECHOES_NOTE.into())),
+            true => Some(Held::NotAnAnswer(NotAnswer::EchoesNote)),
             false => self.held(run, &text),
         };
         let Some(held) = held else {
@@ -43,8 +43,8 @@ impl<B: Backend> Agent<B> {
         if let Held::NotAnAnswer(why) = &held {
             // Steps explained to the user after a step that worked are most often
             // the answer not given yet: the latest result is shown like a narrated one.
-            let echoed = why == ECHOES_NOTE;
-            let any_tool = why == EXPLAINS_STEPS || echoed;
+            let echoed = *why == NotAnswer::EchoesNote;
+            let any_tool = *why == NotAnswer::ExplainsSteps || echoed;
             if let Some((tool, result)) = self.ran_already(run, &text, any_tool) {
                 // It talks about a tool that already ran: the step is done, so the
                 // retry gets its result again and is read as an answer; after a
@@ -184,9 +184,6 @@ fn result_tags_inner(text: &str) -> Option<&str> {
         .trim();
     (!inner.is_empty() && !inner.contains("<tool_response>")).then_some(inner)
 }
-
-/// Why a reply that copies the retry's note is not an answer.
-const ECHOES_NOTE: &str = "it repeats the instruction instead of answering";
 
 /// Whether `text` is a sentence of the note this reply was given (a small model
 /// copying "Reply to the task now…" as its answer) and of no tool result (a note may

@@ -16,7 +16,7 @@ pub(crate) enum Held {
     /// Source files were edited and nothing checked them since.
     Unverified(Vec<String>),
     /// The reply talks about a step instead of taking it.
-    NotAnAnswer(String),
+    NotAnAnswer(NotAnswer),
     /// The task's output file does not exist.
     MissingOutput(String),
 }
@@ -72,42 +72,79 @@ impl HoldCounts {
     }
 }
 
-/// Why a reply that lists steps for the user is not an answer.
-pub(crate) const EXPLAINS_STEPS: &str = "it explains steps instead of taking them";
+/// Why a reply is not an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NotAnswer {
+    /// The whole reply is a call written as text.
+    CallAsText,
+    /// A call of an offered tool sits inside other text.
+    HoldsCall,
+    /// It is written as a tool result.
+    FakeResult,
+    /// It opens a call wrapper the reader could not take.
+    BrokenCall,
+    /// It describes using the tool instead of calling it.
+    Narrates(String),
+    /// It announces a step and stops.
+    Announces,
+    /// It lists steps for someone else to take.
+    ExplainsSteps,
+    /// It copies the note of the retry instead of answering.
+    EchoesNote,
+}
+
+impl std::fmt::Display for NotAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotAnswer::CallAsText => f.write_str("it is a call written as text, not an answer"),
+            NotAnswer::HoldsCall => f.write_str("it holds a call written as text, not an answer"),
+            NotAnswer::FakeResult => f.write_str(
+                "it is written as a tool result, and results come only from the tools you call",
+            ),
+            NotAnswer::BrokenCall => {
+                f.write_str("it is a broken call written as text, not an answer")
+            }
+            NotAnswer::Narrates(tool) => {
+                write!(f, "it describes using `{tool}` instead of calling it")
+            }
+            NotAnswer::Announces => f.write_str("it announces a step and stops before taking it"),
+            NotAnswer::ExplainsSteps => f.write_str("it explains steps instead of taking them"),
+            NotAnswer::EchoesNote => f.write_str("it repeats the instruction instead of answering"),
+        }
+    }
+}
 
 /// Why `answer` is not an answer: it narrates the use of one of `tools` (names it and
 /// says a step would use it), or only announces what it is about to do.
-pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<String> {
+pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer> {
     let text = answer.trim();
     if rein_format::read::bare_calls(text).is_some() {
-        return Some("it is a call written as text, not an answer".into());
+        return Some(NotAnswer::CallAsText);
     }
     // A call of an offered tool inside other text (`({"name": "read_file", …}`).
     if rein_format::read::loose_calls(text)
         .iter()
         .any(|call| tools.contains(&call.name))
     {
-        return Some("it holds a call written as text, not an answer".into());
+        return Some(NotAnswer::HoldsCall);
     }
     let lower = text.to_lowercase();
     if lower.starts_with("<tool_response>") {
-        return Some(
-            "it is written as a tool result, and results come only from the tools you call".into(),
-        );
+        return Some(NotAnswer::FakeResult);
     }
     if opens_a_call(&lower, tools) {
-        return Some("it is a broken call written as text, not an answer".into());
+        return Some(NotAnswer::BrokenCall);
     }
     if let Some(tool) = named_tool(text, tools) {
         if narrates(&lower) {
-            return Some(format!("it describes using `{tool}` instead of calling it"));
+            return Some(NotAnswer::Narrates(tool.clone()));
         }
     }
     if announces(&lower) {
-        return Some("it announces a step and stops before taking it".into());
+        return Some(NotAnswer::Announces);
     }
     if explains_steps(&lower) {
-        return Some(EXPLAINS_STEPS.into());
+        return Some(NotAnswer::ExplainsSteps);
     }
     None
 }
@@ -136,7 +173,7 @@ pub(crate) fn named_tool<'a>(answer: &str, tools: &'a [String]) -> Option<&'a St
 
 /// The note for a reply that talks about `tool` after it already ran: its result is
 /// shown again, and the model is asked for the answer it gives.
-pub(crate) fn already_ran_note(why: &str, tool: &str, result: &str) -> String {
+pub(crate) fn already_ran_note(why: &NotAnswer, tool: &str, result: &str) -> String {
     format!(
         "That was not an answer: {why}. `{tool}` already ran, and its result was:\n{result}\nReply to the task now with what this result says (the id, value or fact itself), in one or two sentences. Call a tool only if a different step is still needed."
     )
@@ -146,7 +183,8 @@ pub(crate) fn already_ran_note(why: &str, tool: &str, result: &str) -> String {
 /// result, and either the answer or the first step, taken.
 pub(crate) fn explained_steps_note(tool: &str, result: &str) -> String {
     format!(
-        "That was not an answer: {EXPLAINS_STEPS}. The latest result (of `{tool}`) was:\n{result}\nIf that finishes the task, reply with the answer itself in one or two sentences. If the steps you listed are still needed, take the first one now: call its tool."
+        "That was not an answer: {}. The latest result (of `{tool}`) was:\n{result}\nIf that finishes the task, reply with the answer itself in one or two sentences. If the steps you listed are still needed, take the first one now: call its tool.",
+        NotAnswer::ExplainsSteps
     )
 }
 
@@ -306,7 +344,7 @@ mod tests {
         let missing = Held::MissingOutput("a.md".into());
         assert!(counts.allow(&missing));
         assert!(!counts.allow(&missing));
-        let not = Held::NotAnAnswer("x".into());
+        let not = Held::NotAnAnswer(NotAnswer::Announces);
         assert!(counts.allow(&not) && counts.allow(&not) && !counts.allow(&not));
     }
 }
