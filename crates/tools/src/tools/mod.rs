@@ -8,6 +8,7 @@ mod open_regular;
 mod read_file;
 mod read_window;
 mod search;
+mod search_copy;
 mod search_engine;
 mod search_probes;
 mod shell;

@@ -1,5 +1,6 @@
 //! `write_file`: create or replace a whole file, atomically.
 
+use super::search_copy::search_copy_refusal;
 use std::fs;
 use std::path::Path;
 
@@ -87,6 +88,12 @@ fn write(workspace: &Workspace, path: &str, content: &str) -> ToolOutcome {
         return ToolOutcome::success(format!(
             "No change: `{shown}` already has exactly this content."
         ));
+    }
+    if let Some(refusal) = previous
+        .as_deref()
+        .and_then(|old| search_copy_refusal(&shown, &String::from_utf8_lossy(old), content))
+    {
+        return ToolOutcome::failure(refusal);
     }
     // A new file named like files elsewhere (`services/VERSION` next to
     // `services/auth/VERSION`) may be a write to the wrong place: said after it.

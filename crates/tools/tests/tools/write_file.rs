@@ -174,3 +174,33 @@ fn missing_content_is_named_and_access_is_a_write() {
     );
     assert!(WriteFile.is_source_edit());
 }
+
+#[test]
+fn search_output_for_the_same_file_does_not_replace_it() {
+    let (dir, workspace) = workspace();
+    let original = "# Guide\n\nTo recieve updates, subscribe to the channel.\n";
+    write(&workspace, "docs/guide.md", original);
+    let outcome = call(
+        &WriteFile,
+        &workspace,
+        json!({"path": "docs/guide.md", "content": "docs/guide.md:3: To recieve updates, subscribe to the channel.\n"}),
+    );
+    assert!(!outcome.ok, "{}", outcome.text);
+    assert!(outcome.text.contains("edit_file"), "{}", outcome.text);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("docs/guide.md")).unwrap(),
+        original
+    );
+    // The corrected text itself is written.
+    let fixed = "# Guide\n\nTo receive updates, subscribe to the channel.\n";
+    let outcome = call(
+        &WriteFile,
+        &workspace,
+        json!({"path": "docs/guide.md", "content": fixed}),
+    );
+    assert!(outcome.ok, "{}", outcome.text);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("docs/guide.md")).unwrap(),
+        fixed
+    );
+}
