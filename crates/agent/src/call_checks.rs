@@ -1,11 +1,13 @@
 //! The checks `full` makes between validation and execution: the run's first calls
 //! held once when none takes a value from the request (`grounding`), calls with an
-//! identifier nothing showed answered instead of run (`guesses`), and a failure next
-//! to another tool's success in the same reply explained.
+//! identifier nothing showed answered instead of run (`guesses`), the request written
+//! over a file not run (`copies`), and a failure next to another tool's success in the
+//! same reply explained.
 
 use rein_engine::Backend;
 use rein_protocol::{EventSink, RunEvent};
 
+use crate::copies::copied_request_note;
 use crate::execute::CallOutcome;
 use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
@@ -24,13 +26,17 @@ impl<B: Backend> Agent<B> {
         ready: &[ReadyCall],
         events: &mut dyn EventSink,
     ) -> Vec<CallOutcome> {
-        let guesses: Vec<Option<String>> = ready
+        let root = self.executor.workspace.root();
+        let guesses: Vec<Option<CallOutcome>> = ready
             .iter()
             .map(|call| {
-                self.strategy
-                    .guards_answers()
-                    .then(|| guessed_identifier(call, &run.history, self.executor.workspace.root()))
-                    .flatten()
+                if !self.strategy.guards_answers() {
+                    return None;
+                }
+                if let Some(value) = guessed_identifier(call, &run.history, root) {
+                    return Some(CallOutcome::guessed(guessed_note(&call.name, &value)));
+                }
+                copied_request_note(call, &run.history, root).map(CallOutcome::failed)
             })
             .collect();
         let runnable: Vec<ReadyCall> = ready
@@ -48,8 +54,7 @@ impl<B: Backend> Agent<B> {
         for (call, guess) in ready.iter().zip(guesses) {
             let outcome = match guess {
                 None => ran.next(),
-                Some(value) => {
-                    let outcome = CallOutcome::guessed(guessed_note(&call.name, &value));
+                Some(outcome) => {
                     events.emit(&RunEvent::ToolResult {
                         turn: run.turns,
                         id: call.id.clone(),

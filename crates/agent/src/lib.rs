@@ -10,6 +10,7 @@ mod call_checks;
 mod calls;
 mod config;
 mod context;
+mod copies;
 mod execute;
 mod facts;
 mod grounding;

@@ -661,3 +661,49 @@ fn an_answer_that_copies_the_note_is_held() {
         "still an answer"
     );
 }
+
+#[test]
+fn the_request_written_over_a_file_is_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    let original = "# Guide\n\nTo recieve updates, subscribe.\n";
+    std::fs::write(dir.path().join("docs/guide.md"), original).unwrap();
+    let task = "Fix the spelling mistake 'recieve' in docs/guide.md.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call(
+                "write_file",
+                &serde_json::json!({"path": "docs/guide.md", "content": task}).to_string(),
+            ),
+            call(
+                "edit_file",
+                r#"{"path": "docs/guide.md", "old_string": "recieve", "new_string": "receive"}"#,
+            ),
+            "Fixed the spelling in docs/guide.md.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let results: Vec<(String, bool)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { output, ok, .. } => Some((output.clone(), *ok)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        results[0]
+            .0
+            .starts_with("Not run: this content is the request itself")
+            && !results[0].1,
+        "{results:?}"
+    );
+    assert!(results[1].1, "the edit ran: {results:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/guide.md")).unwrap(),
+        "# Guide\n\nTo receive updates, subscribe.\n"
+    );
+}

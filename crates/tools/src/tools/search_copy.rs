@@ -25,7 +25,7 @@ pub(crate) fn search_copy_refusal(shown: &str, previous: &str, content: &str) ->
     let (number, text, old) = *copied.first()?;
     let call = json!({"path": shown, "old_string": old, "new_string": text});
     Some(format!(
-        "Not written: this content is `search` output for `{shown}` itself (`{shown}:{number}: …`), so it would replace the file's {} with a copy of the search result. To change line {number}, call edit_file with the line as it is and your new text, for example {call} with `new_string` corrected; to rewrite the whole file, give its full new text without the `path:line:` prefixes.",
+        "Not written: this content is `search` output for `{shown}` itself (`{shown}:{number}: …`), so it would replace the file's {} with a copy of the search result. If the task asks for a change to this file, change line {number} with edit_file, for example {call} with `new_string` corrected, or give the file's full new text without the `path:line:` prefixes; if it does not, leave the file as it is.",
         plural_lines(old_lines.len())
     ))
 }
