@@ -588,14 +588,7 @@ fn a_call_with_an_identifier_nothing_showed_is_not_run() {
         true,
         RunConfig::new(Profile::Full),
     );
-    let results: Vec<(String, bool)> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { output, ok, .. } => Some((output.clone(), *ok)),
-            _ => None,
-        })
-        .collect();
+    let results = tool_results(&r.events);
     assert!(results[0].1, "the listing ran: {results:?}");
     assert!(
         results[1].0.starts_with(
@@ -686,14 +679,7 @@ fn the_request_written_over_a_file_is_not_run() {
         true,
         RunConfig::new(Profile::Full),
     );
-    let results: Vec<(String, bool)> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { output, ok, .. } => Some((output.clone(), *ok)),
-            _ => None,
-        })
-        .collect();
+    let results = tool_results(&r.events);
     assert!(
         results[0]
             .0
@@ -706,4 +692,15 @@ fn the_request_written_over_a_file_is_not_run() {
         std::fs::read_to_string(dir.path().join("docs/guide.md")).unwrap(),
         "# Guide\n\nTo receive updates, subscribe.\n"
     );
+}
+
+/// Each tool result of a run: its output and whether it succeeded.
+fn tool_results(events: &[TraceEvent]) -> Vec<(String, bool)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { output, ok, .. } => Some((output.clone(), *ok)),
+            _ => None,
+        })
+        .collect()
 }
