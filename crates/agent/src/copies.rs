@@ -7,10 +7,9 @@ use std::path::Path;
 
 use rein_protocol::{Message, Role};
 
+use crate::run::WRITE_TOOL;
 use crate::validate::ReadyCall;
 
-/// The tool that writes whole files.
-const WRITE_TOOL: &str = "write_file";
 /// Shorter content may well be a line the request quotes.
 const MIN_COPIED_CHARS: usize = 24;
 

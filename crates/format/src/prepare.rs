@@ -145,14 +145,12 @@ fn plan_marked(
 ) -> PreparedTurn {
     let native = native && turn.tool_format == ToolFormat::Native;
     let offered = turn.offers_tools().then_some(turn.tools).flatten();
-    let given: Vec<Message> = if literals.is_empty() {
-        turn.messages.to_vec()
-    } else {
-        turn.messages
-            .iter()
-            .map(|m| literals.mark_message(m))
-            .collect()
-    };
+    // Without control texts a mark is a plain copy.
+    let given: Vec<Message> = turn
+        .messages
+        .iter()
+        .map(|m| literals.mark_message(m))
+        .collect();
     let (mut messages, tools) = match offered {
         Some(set) if native => (given, Some(offered_definitions(set, turn.choice, literals))),
         Some(set) => {

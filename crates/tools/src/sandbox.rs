@@ -96,20 +96,23 @@ impl FromStr for SandboxMode {
     }
 }
 
-/// The running kernel's Landlock ABI version (0 or less: none).
+/// The running kernel's Landlock ABI version (0 or less: none), asked once per process.
 pub fn landlock_abi() -> i32 {
-    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
-    // SAFETY: with a null attribute pointer, size 0 and the version flag the call only
-    // returns the ABI version (or an error); it touches no memory.
-    let version = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<libc::c_void>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
-    i32::try_from(version).unwrap_or(0)
+    static VERSION: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    *VERSION.get_or_init(|| {
+        const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+        // SAFETY: with a null attribute pointer, size 0 and the version flag the call
+        // only returns the ABI version (or an error); it touches no memory.
+        let version = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+                LANDLOCK_CREATE_RULESET_VERSION,
+            )
+        };
+        i32::try_from(version).unwrap_or(0)
+    })
 }
 
 /// A ruleset and a read-only view ready to be applied in a child process.

@@ -5,6 +5,8 @@
 
 use serde_json::json;
 
+use crate::text::plural;
+
 /// The refusal for writing `content` over `previous` at `shown`, when every line of
 /// `content` is a `shown:N: text` line for a line `N` the file has (and the file
 /// itself holds no such line); `None` otherwise.
@@ -26,15 +28,8 @@ pub(crate) fn search_copy_refusal(shown: &str, previous: &str, content: &str) ->
     let call = json!({"path": shown, "old_string": old, "new_string": text});
     Some(format!(
         "Not written: this content is `search` output for `{shown}` itself (`{shown}:{number}: …`), so it would replace the file's {} with a copy of the search result. If the task asks for a change to this file, change line {number} with edit_file, for example {call} with `new_string` corrected, or give the file's full new text without the `path:line:` prefixes; if it does not, leave the file as it is.",
-        plural_lines(old_lines.len())
+        plural(old_lines.len(), "line")
     ))
-}
-
-fn plural_lines(count: usize) -> String {
-    match count {
-        1 => "1 line".to_string(),
-        n => format!("{n} lines"),
-    }
 }
 
 #[cfg(test)]

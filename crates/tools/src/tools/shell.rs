@@ -17,6 +17,7 @@ use crate::outcome::{Access, ToolOutcome};
 use crate::sandbox::PreparedSandbox;
 use crate::tool::Tool;
 use crate::workspace::Workspace;
+use crate::SandboxMode;
 
 /// Runs a shell command in the persistent working directory, with a time limit
 /// that kills the command and everything it started.
@@ -158,12 +159,13 @@ fn confine_command(workspace: &Workspace) -> Result<Confined, String> {
         .shell_temp()
         .map_err(|e| format!("cannot create the shell's temporary directory: {e}"))?;
     let env = shell_env(std::env::vars_os(), temp);
-    let sandbox = PreparedSandbox::new(
-        workspace.limits().sandbox,
-        workspace.root(),
-        temp,
-        &toolchain_dirs(&env),
-    )?;
+    let mode = workspace.limits().sandbox;
+    // Only `strict` limits reads, to these.
+    let toolchains = match mode {
+        SandboxMode::Strict => toolchain_dirs(&env),
+        _ => Vec::new(),
+    };
+    let sandbox = PreparedSandbox::new(mode, workspace.root(), temp, &toolchains)?;
     Ok(Confined { env, sandbox })
 }
 

@@ -80,7 +80,7 @@ const TOOLCHAIN_DIRS: &[&str] = &[
 ];
 
 /// Whether `name` looks like it holds a secret.
-pub(crate) fn names_a_secret(name: &str) -> bool {
+fn names_a_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_WORDS.iter().any(|w| upper.contains(w))
 }
