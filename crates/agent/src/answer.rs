@@ -5,13 +5,15 @@ use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
 use crate::guards::{
-    already_ran_note, explained_steps_note, missing_output, named_tool, not_an_answer, Held,
-    NotAnswer,
+    already_ran_note, content_hash, explained_steps_note, missing_output, named_tool,
+    not_an_answer, Held, NotAnswer,
 };
+use crate::named_files::meant_file;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow, WRITE_TOOL};
+use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
 use crate::state::RunState;
+use crate::supported::unsupported_value;
 
 impl<B: Backend> Agent<B> {
     /// The flow after the model answered `text`.
@@ -25,7 +27,10 @@ impl<B: Backend> Agent<B> {
         // gave is that result; any other text in those tags is held (below).
         let text = match self.strategy.guards_answers() {
             true => match result_tags_inner(&text) {
-                Some(inner) if echoes_a_result(run, inner) => inner.to_string(),
+                // Not a result that found nothing: that is no answer.
+                Some(inner) if echoes_a_result(run, inner) && !run.latest_found_nothing => {
+                    inner.to_string()
+                }
                 _ => text,
             },
             false => text,
@@ -44,7 +49,9 @@ impl<B: Backend> Agent<B> {
             // Steps explained to the user after a step that worked are most often
             // the answer not given yet: the latest result is shown like a narrated one.
             let echoed = *why == NotAnswer::EchoesNote;
-            let any_tool = *why == NotAnswer::ExplainsSteps || echoed;
+            // An announced plan after a step that worked is treated the same way.
+            let explains = matches!(why, NotAnswer::ExplainsSteps | NotAnswer::Announces);
+            let any_tool = explains || echoed;
             if let Some((tool, result)) = self.ran_already(run, &text, any_tool) {
                 // It talks about a tool that already ran: the step is done, so the
                 // retry gets its result again and is read as an answer; after a
@@ -53,6 +60,7 @@ impl<B: Backend> Agent<B> {
                     true => explained_steps_note(&tool, &result),
                     false => already_ran_note(why, &tool, &result),
                 };
+                let note = self.with_meant_file(run, &text, note);
                 // A copied note came from an answer-only turn: so is its retry.
                 run.answer_only |= run.repeats >= 1 || echoed;
                 let detail = format!("not_an_answer: {}", first_line(&text));
@@ -95,6 +103,11 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::CallsOnly)
                     }
+                    // The planned call may turn out not to be needed: an answer
+                    // stays possible.
+                    Held::PlannedCalls(_) | Held::Unsupported(_) => {
+                        (FailureClass::NotAnAnswer, RetryMode::Same)
+                    }
                     // A call written as plain text (an answer-only turn): asked again.
                     _ if rein_format::read::bare_calls(&text).is_some() => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
@@ -106,6 +119,7 @@ impl<B: Backend> Agent<B> {
                     (Held::MissingOutput(file), RetryMode::WriteOutput) => format!(
                         "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above. Then reply with a short final answer."
                     ),
+                    (Held::NotAnAnswer(_), _) => self.with_meant_file(run, &text, other.note()),
                     _ => other.note(),
                 };
                 self.retry(run, class, &detail, Some(note), mode, events)
@@ -130,6 +144,16 @@ impl<B: Backend> Agent<B> {
                 .map(|(_, (result, _))| result)
                 .collect()
         };
+        // It names a tool that has not run ("I will call `book_flight`" after the
+        // search): that step is still to be taken, whatever else ran.
+        let lower = text.to_lowercase();
+        let not_run = self
+            .tool_names
+            .iter()
+            .any(|tool| crate::guards::mentions_tool(&lower, tool) && results_of(tool).is_empty());
+        if not_run {
+            return None;
+        }
         // The latest successful result in the history, of `tool` or of any tool.
         let latest = |tool: Option<&str>| {
             run.history
@@ -150,6 +174,24 @@ impl<B: Backend> Agent<B> {
             .or_else(|| latest(None))
     }
 
+    /// `note`, and the call that reads the file `text` means by a bare name, when a
+    /// result named such a file and nothing read it yet (a plan to "read
+    /// `limits.toml`" for the `conf/prod/limits.toml` a config file names).
+    fn with_meant_file(&self, run: &RunState, text: &str, note: String) -> String {
+        if !self.tool_names.iter().any(|t| t == READ_TOOL) {
+            return note;
+        }
+        match meant_file(text, &run.history, &self.executor.workspace, &run.memory) {
+            Some(path) => format!(
+                "{note}\nThe file you mean is most likely `{path}`; read it with:\n{}",
+                self.info
+                    .family
+                    .call_text(READ_TOOL, &serde_json::json!({ "path": path }))
+            ),
+            None => note,
+        }
+    }
+
     /// Why `text` is not the final answer yet, if it is not.
     fn held(&self, run: &RunState, text: &str) -> Option<Held> {
         if !self.strategy.guards_answers() {
@@ -164,8 +206,29 @@ impl<B: Backend> Agent<B> {
                     return Some(Held::MissingOutput(file.clone()));
                 }
             }
+            // A hold whose cap is spent gives way to the next one that applies.
             if let Some(why) = not_an_answer(text, &self.tool_names) {
-                return Some(Held::NotAnAnswer(why));
+                let held = Held::NotAnAnswer(why);
+                if run.holds.has_room(&held) {
+                    return Some(held);
+                }
+            }
+            if let Some((file, hash)) = &run.memory.file_to_change {
+                let unchanged = content_hash(&self.executor.workspace, file) == Some(*hash);
+                if run.holds.unchanged == 0 && unchanged {
+                    return Some(Held::Unchanged(file.clone()));
+                }
+            }
+            if run.holds.planned == 0 && !run.memory.planned.is_empty() {
+                return Some(Held::PlannedCalls(run.memory.planned.clone()));
+            }
+            // A value nothing showed, once a tool has run (before, an answer may be
+            // the model's own knowledge: a request no tool fits).
+            if run.holds.unsupported == 0 && !run.memory.succeeded_calls.is_empty() {
+                let root = self.executor.workspace.root();
+                if let Some(value) = unsupported_value(text, &run.history, root) {
+                    return Some(Held::Unsupported(value));
+                }
             }
         }
         let unverified = &run.memory.unverified_edits;

@@ -60,6 +60,10 @@ impl<B: Backend> Agent<B> {
         // Identical calls in one reply run once.
         let mut seen = std::collections::HashSet::new();
         ready.retain(|call| seen.insert(call.key()));
+        let deferred = match self.config.stepwise && self.strategy.guards_answers() {
+            true => defer_other_tools(&mut ready),
+            false => Vec::new(),
+        };
         events.emit(&RunEvent::Calls {
             turn: run.turns,
             calls: ready
@@ -74,7 +78,24 @@ impl<B: Backend> Agent<B> {
                 .to_string();
             return Flow::Stop((StopReason::Finished, Some(answer), None));
         }
-        let outcomes = self.run_unguessed(run, &ready, events).await;
+        let mut outcomes = self.run_unguessed(run, &ready, events).await;
+        run.memory
+            .planned
+            .retain(|tool| !ready.iter().any(|call| &call.name == tool));
+        for tool in &deferred {
+            if !run.memory.planned.contains(tool) {
+                run.memory.planned.push(tool.clone());
+            }
+        }
+        if !deferred.is_empty() {
+            events.emit(&RunEvent::CallsDeferred {
+                turn: run.turns,
+                tools: deferred.clone(),
+            });
+            if let Some(last) = outcomes.last_mut() {
+                last.text.push_str(&deferred_note(&deferred));
+            }
+        }
         let mut exhausted = None;
         for (call, outcome) in ready.iter().zip(&outcomes) {
             run.tool_calls += 1;
@@ -153,6 +174,38 @@ impl<B: Backend> Agent<B> {
             None => Flow::Next,
         }
     }
+}
+
+/// Keeps the calls of `ready`'s first tool and removes the rest, returning the names
+/// of the tools removed (in order, once each). A small model writes a chain's later
+/// calls before the result they need exists (`get_office` with an office id it made
+/// up next to the `find_employee` that gives it), so those wait for the next turn.
+fn defer_other_tools(ready: &mut Vec<ReadyCall>) -> Vec<String> {
+    let Some(first) = ready.first().map(|c| c.name.clone()) else {
+        return Vec::new();
+    };
+    let mut deferred: Vec<String> = Vec::new();
+    ready.retain(|call| {
+        if call.name == first {
+            return true;
+        }
+        if !deferred.contains(&call.name) {
+            deferred.push(call.name.clone());
+        }
+        false
+    });
+    deferred
+}
+
+/// What the last result says about the calls that waited.
+fn deferred_note(tools: &[String]) -> String {
+    let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+    format!(
+        "\n(Your reply also called {}; {} not run, because {} came before this result existed and may need it. Make the next call now, with values from this result, or answer if the task is done.)",
+        names.join(", "),
+        if tools.len() == 1 { "that call was" } else { "those calls were" },
+        if tools.len() == 1 { "it" } else { "they" },
+    )
 }
 
 /// The latest tool result in the history (shortened), without its untrusted-data

@@ -56,6 +56,9 @@ pub struct RunConfig {
     /// Hold the run's first calls once when none takes a value from the request, so
     /// a request no tool fits can be answered directly (`full`).
     pub grounding_check: bool,
+    /// Run only the calls of a reply's first tool; calls of other tools in the same
+    /// reply wait for its result (`full`).
+    pub stepwise: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -89,11 +92,12 @@ impl RunConfig {
             wrapper_grammar: true,
             retry_heat: if profile == Profile::Full { 0.3 } else { 0.0 },
             grounding_check: profile == Profile::Full,
+            stepwise: profile == Profile::Full,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 13] = [
+    pub const SETTINGS: [&'static str; 14] = [
         "describe",
         "temperature",
         "top_p",
@@ -107,6 +111,7 @@ impl RunConfig {
         "reply_tokens",
         "retry_heat",
         "grounding_check",
+        "stepwise",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -151,6 +156,7 @@ impl RunConfig {
             "verification_guard" => self.verification_guard = switch()?,
             "parallel_calls" => self.parallel_calls = switch()?,
             "grounding_check" => self.grounding_check = switch()?,
+            "stepwise" => self.stepwise = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -194,6 +200,7 @@ impl RunConfig {
             "wrapper_grammar": self.wrapper_grammar,
             "retry_heat": self.retry_heat,
             "grounding_check": self.grounding_check,
+            "stepwise": self.stepwise,
         })
     }
 }

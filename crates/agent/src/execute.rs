@@ -11,6 +11,7 @@ use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::Value;
 
+use crate::named_files::{unopened_note, unopened_paths};
 use crate::observation::json_as_lines;
 use crate::prompt::wrap_untrusted;
 use crate::recovery;
@@ -97,6 +98,11 @@ pub(crate) struct Memory {
     /// output-file guard holds answers without it, and a failed look at it says that
     /// it is to be written.
     pub output_file: Option<String>,
+    /// The existing file the task asks to change, with a hash of its bytes at the
+    /// start (`full`): an answer while it is unchanged is held once.
+    pub file_to_change: Option<(String, u64)>,
+    /// Tools whose calls were deferred for an earlier result and have not run since.
+    pub planned: Vec<String>,
 }
 
 /// Runs calls for one agent: its tools in its workspace.
@@ -190,10 +196,13 @@ impl Executor {
         }
         if let Some((previous, changes)) = memory.succeeded_calls.get(&call.key()) {
             if self.skips_repeats && *changes == memory.changes {
+                let mut note = recovery::repeated_success_note(previous);
+                let named = unopened_paths(previous, call, &self.workspace, memory);
+                note.push_str(&unopened_note(&named));
                 return Started::Done(CallOutcome {
                     ok: true,
                     repeated_success: true,
-                    ..CallOutcome::failed(recovery::repeated_success_note(previous))
+                    ..CallOutcome::failed(note)
                 });
             }
         }

@@ -19,6 +19,12 @@ pub(crate) enum Held {
     NotAnAnswer(NotAnswer),
     /// The task's output file does not exist.
     MissingOutput(String),
+    /// The file the task asks to change is as it was.
+    Unchanged(String),
+    /// Calls the model planned (deferred for an earlier result) never ran.
+    PlannedCalls(Vec<String>),
+    /// The answer states a value no result shows.
+    Unsupported(String),
 }
 
 impl Held {
@@ -32,6 +38,17 @@ impl Held {
             Held::MissingOutput(file) => format!(
                 "The task asks for `{file}`, and it does not exist yet. If you have not found what goes in it, find it first (search, read_file); then write it with write_file, the whole content, and reply with a short final answer."
             ),
+            Held::Unchanged(file) => format!(
+                "The task asks you to change `{file}`, and it is still unchanged. Make that change now with edit_file (read or search the part to change first if you have not seen it), then reply with a short final answer."
+            ),
+            Held::Unsupported(value) => crate::supported::unsupported_note(value),
+            Held::PlannedCalls(tools) => {
+                let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+                format!(
+                    "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
+                    names.join(", ")
+                )
+            }
         }
     }
 
@@ -41,6 +58,9 @@ impl Held {
             Held::Unverified(_) => "unverified_edits",
             Held::NotAnAnswer(_) => "not_an_answer",
             Held::MissingOutput(_) => "missing_output",
+            Held::Unchanged(_) => "unchanged_file",
+            Held::PlannedCalls(_) => "planned_calls",
+            Held::Unsupported(_) => "unsupported_value",
         }
     }
 }
@@ -54,15 +74,29 @@ pub(crate) struct HoldCounts {
     pub not_an_answer: u32,
     /// Missing-output holds.
     pub missing_output: u32,
+    /// Unchanged-file holds.
+    pub unchanged: u32,
+    /// Planned-call holds.
+    pub planned: u32,
+    /// Unsupported-value holds.
+    pub unsupported: u32,
 }
 
 impl HoldCounts {
+    /// Whether `held` may still happen (without counting it).
+    pub(crate) fn has_room(&self, held: &Held) -> bool {
+        self.clone().allow(held)
+    }
+
     /// Whether `held` may still happen, counting it when it may.
     pub(crate) fn allow(&mut self, held: &Held) -> bool {
         let (count, cap) = match held {
             Held::Unverified(_) => (&mut self.unverified, 2),
             Held::NotAnAnswer(_) => (&mut self.not_an_answer, 2),
             Held::MissingOutput(_) => (&mut self.missing_output, 1),
+            Held::Unchanged(_) => (&mut self.unchanged, 1),
+            Held::PlannedCalls(_) => (&mut self.planned, 1),
+            Held::Unsupported(_) => (&mut self.unsupported, 1),
         };
         if *count >= cap {
             return false;
@@ -159,7 +193,7 @@ fn opens_a_call(lower: &str, tools: &[String]) -> bool {
     opens
         && tools.iter().any(|tool| {
             let tool = tool.to_lowercase();
-            ["\"", "=", "<"]
+            ["\"", "=", "<", ">"]
                 .iter()
                 .any(|before| lower.contains(&format!("{before}{tool}")))
         })
@@ -203,7 +237,7 @@ fn explains_steps(lower: &str) -> bool {
 }
 
 /// Whether `lower` names `tool` as a tool (in backticks, or next to "function"/"tool").
-fn mentions_tool(lower: &str, tool: &str) -> bool {
+pub(crate) fn mentions_tool(lower: &str, tool: &str) -> bool {
     let tool = tool.to_lowercase();
     if lower.contains(&format!("`{tool}`")) || lower.contains(&format!("{tool}(")) {
         return true;
@@ -256,7 +290,30 @@ fn announces(lower: &str) -> bool {
     ]
     .iter()
     .any(|o| lower.starts_with(o));
-    opens && (lower.ends_with(':') || lower.len() < 160)
+    (opens && (lower.ends_with(':') || lower.len() < 160)) || announces_purpose(lower)
+}
+
+/// Whether `lower` opens with a purpose and what it is about to do for it ("To find
+/// the failing test, I'll search the log…", "To get the weather, I need to first
+/// find…"): a plan, however long, not a result.
+fn announces_purpose(lower: &str) -> bool {
+    static INTENT: std::sync::LazyLock<Option<Regex>> = std::sync::LazyLock::new(|| {
+        Regex::new(
+            r"^to [^.\n]{0,200}?, (?:first,? )?(?:i'll|i will|i need to|i have to|i must|i should|we need to|we will|we'll|let me|let's|i'm going to|i am going to|you need to|you'll need to|you will need to)\b",
+        )
+        .ok()
+    });
+    let concludes = [
+        "therefore",
+        "thus,",
+        "so the ",
+        "so, the ",
+        "in summary",
+        "the answer is",
+    ]
+    .iter()
+    .any(|c| lower.contains(c));
+    !concludes && INTENT.as_ref().is_some_and(|re| re.is_match(lower))
 }
 
 /// The file the task asks to be written (`… into a new file TODO.md`, `save it as
@@ -269,6 +326,39 @@ pub(crate) fn output_file(task: &str) -> Option<String> {
     let found = pattern.captures(task)?.get(1)?.as_str();
     let file = found.trim_end_matches(['.', ',']).to_string();
     (!file.contains("..") && !file.starts_with('/')).then_some(file)
+}
+
+/// The existing file the task asks to be changed (`change one constant in
+/// pricing.py`, `fix the bug in src/main.py`), when it names one and does not say not
+/// to (`do not change anything in README.md`).
+pub(crate) fn file_to_change(task: &str) -> Option<String> {
+    let pattern = Regex::new(
+        r#"(?i)\b(?:change|changes|fix|edit|update|modify|bump|correct|replace|set)\b[^.!?\n]{0,80}?\b(?:in|of)\s+(?:the\s+)?(?:file\s+)?[`'"]?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,8})\b"#,
+    )
+    .ok()?;
+    let found = pattern.captures_iter(task).find(|caps| {
+        let start = caps.get(0).map_or(0, |m| m.start());
+        let before = task[..start].to_lowercase();
+        let before = before.trim_end();
+        !(before.ends_with("not") || before.ends_with("n't") || before.ends_with("never"))
+    })?;
+    let file = found
+        .get(1)?
+        .as_str()
+        .trim_end_matches(['.', ','])
+        .to_string();
+    (!file.contains("..") && !file.starts_with('/')).then_some(file)
+}
+
+/// A hash of `file`'s bytes in `workspace` (inside it only), or `None` when it cannot
+/// be read.
+pub(crate) fn content_hash(workspace: &rein_tools::Workspace, file: &str) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let path = workspace.resolve(file).ok()?;
+    let bytes = std::fs::read(path).ok()?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    Some(hasher.finish())
 }
 
 /// Whether the task's output file is missing from `root` (and was missing at the start,
@@ -299,7 +389,11 @@ mod tests {
             "Here is what the file will contain:",
             "<tools>\n  <function name=\"read_file\" arguments={\"path\": \"a\"}}\n</tools>",
             "```json\n{{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}}\n```",
+            "<tools>\n  <function>\n    <name>read_file</name>\n    <arguments>\n      <path>a.txt</path>\n    </arguments>\n  </function>\n</tools>",
             "({\"name\": \"list_dir\", \"arguments\": {\"path\": \"TODO.md\"}}",
+            "To get the weather for Priya Nair's office, I need to first find the office id and then get the weather for that office. The office id is `OFF-07`, but the city name is not provided in the request.",
+            "To find the name of the failing test and read why it fails, I'll search the log file for the pattern \"test failed\". The log file is named `test_output.log`.",
+            "To reserve 10 units of product LMP-0042 at a warehouse that has at least 10 units in stock, you need to first get the product to see the stock of each warehouse.",
         ] {
             assert!(not_an_answer(text, &tools()).is_some(), "{text}");
         }
@@ -309,6 +403,11 @@ mod tests {
             "The secret is 42.",
             "I searched the files: there are 4 TODOs, written to TODO.md.",
             "```json\n{\"count\": 4}\n```",
+            "To fix the failing test, I changed BULK_DISCOUNT_RATE to 0.15 in pricing.py.",
+            "To answer: the weather in Trondheim is 7.2 °C.",
+            "To sort the numbers 9, 2, and 7, you can use the `sort` function in Python.\n\nSo, the sorted numbers from smallest to largest are 2, 7, and 9.",
+            "To confirm the change, you can read `config/server.yaml` again.",
+            "To find the customer's id and plan, I'll extract the relevant information from the matching line:\n- id: C-90412\n- plan: enterprise\nTherefore, the customer's id is C-90412 and their plan is enterprise.",
         ] {
             assert_eq!(not_an_answer(text, &tools()), None, "{text}");
         }
@@ -335,6 +434,31 @@ mod tests {
             "Read notes.txt and tell me the secret.",
         ] {
             assert_eq!(output_file(task), None, "{task}");
+        }
+    }
+
+    #[test]
+    fn the_file_to_change_is_found_in_the_task() {
+        for (task, file) in [
+            (
+                "The fix is to change one constant in pricing.py to the value the test expects.",
+                "pricing.py",
+            ),
+            (
+                "Then change the chart-lib version of the api package in deps.json to that same version.",
+                "deps.json",
+            ),
+            ("Fix the bug in `src/main.py`.", "src/main.py"),
+        ] {
+            assert_eq!(file_to_change(task).as_deref(), Some(file), "{task}");
+        }
+        for task in [
+            "Do not change anything in README.md.",
+            "Which file defines UserRepository?",
+            "Change the port from 8080 to 9090 in it.",
+            "Write the code into a new file named incident.txt.",
+        ] {
+            assert_eq!(file_to_change(task), None, "{task}");
         }
     }
 

@@ -58,7 +58,7 @@ pub(crate) fn guessed_note(tool: &str, value: &str) -> String {
 /// Whether `value` is one identifier: 4 to 64 characters of letters, digits, `-` and
 /// `_`, starting and ending with a letter or digit, with at least one letter and one
 /// digit (so neither a word nor a number nor a date).
-fn is_identifier(value: &str) -> bool {
+pub(crate) fn is_identifier(value: &str) -> bool {
     let length = value.chars().count();
     (4..=64).contains(&length)
         && value

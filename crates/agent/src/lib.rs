@@ -17,6 +17,8 @@ mod grounding;
 mod guards;
 mod guesses;
 mod history;
+mod list_extremes;
+mod named_files;
 mod observation;
 mod profile;
 mod prompt;
@@ -24,6 +26,7 @@ mod recovery;
 mod run;
 mod schedule;
 mod state;
+mod supported;
 mod validate;
 
 pub use config::{RunConfig, SettingError};

@@ -1,7 +1,8 @@
 //! Tool results a small model can read: a result that is wholly JSON (an object or an
 //! array) is written as short `key: value` lines, errors and identifiers first, nested
-//! keys joined with dots, items of a list as `- ` lines. Any other text is kept as it
-//! is.
+//! keys joined with dots, items of a list as `- ` lines (one line each when they fit),
+//! a list of objects followed by its lowest and highest items (`list_extremes`). Any
+//! other text is kept as it is.
 
 use serde_json::{Map, Value};
 
@@ -31,7 +32,7 @@ pub(crate) fn json_as_lines(text: &str) -> Option<String> {
 }
 
 /// How early a key comes: errors, then identifiers, then status and names.
-fn rank(key: &str) -> u8 {
+pub(crate) fn rank(key: &str) -> u8 {
     let key = key.to_ascii_lowercase();
     if key.contains("error") || key == "message" {
         0
@@ -53,11 +54,7 @@ fn ordered(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
 
 fn object_lines(map: &Map<String, Value>, prefix: &str, lines: &mut Vec<String>) {
     for (key, value) in ordered(map) {
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
+        let path = dotted(prefix, key);
         match value {
             Value::Object(inner) if !inner.is_empty() => object_lines(inner, &path, lines),
             Value::Array(items) if items.iter().any(|i| i.is_object() || i.is_array()) => {
@@ -69,28 +66,98 @@ fn object_lines(map: &Map<String, Value>, prefix: &str, lines: &mut Vec<String>)
     }
 }
 
-/// Items of a list: a flat object on one line, anything else on its own lines.
+/// Items of a list, then, for a list of objects, which item is lowest and highest in
+/// each number or date the items differ in: a small model reading a list of flights
+/// or warehouses picks the first one instead of comparing.
 fn list_lines(items: &[Value], prefix: &str, lines: &mut Vec<String>) {
+    item_lines(items, prefix, lines);
+    lines.extend(crate::list_extremes::extremes(items));
+}
+
+/// Items of a list: an object on one line when it fits (nested objects as dotted keys,
+/// short lists in brackets), so items compare side by side; anything else on its own
+/// lines.
+fn item_lines(items: &[Value], prefix: &str, lines: &mut Vec<String>) {
     for (index, item) in items.iter().enumerate() {
         match item {
-            Value::Object(map) if map.values().all(|v| !v.is_object() && !v.is_array()) => {
-                let fields: Vec<String> = ordered(map)
-                    .into_iter()
-                    .map(|(k, v)| format!("{k}: {}", scalar(v)))
-                    .collect();
-                lines.push(format!("- {}", fields.join(", ")));
-            }
-            Value::Object(map) => {
-                lines.push(format!("- item {}:", index + 1));
-                object_lines(map, &format!("{prefix}[{}]", index + 1), lines);
-            }
+            Value::Object(map) => match inline_object(map) {
+                Some(line) => lines.push(format!("- {line}")),
+                None => {
+                    lines.push(format!("- item {}:", index + 1));
+                    object_lines(map, &format!("{prefix}[{}]", index + 1), lines);
+                }
+            },
             other => lines.push(format!("- {}", scalar(other))),
         }
     }
 }
 
+/// The longest list item written on one line, in characters.
+const MAX_INLINE: usize = 300;
+
+/// `map` as one line of `key: value` fields, or `None` when it is too deep or too long.
+fn inline_object(map: &Map<String, Value>) -> Option<String> {
+    let mut fields = Vec::new();
+    inline_fields(map, "", 0, &mut fields)?;
+    let line = fields.join(", ");
+    (line.chars().count() <= MAX_INLINE).then_some(line)
+}
+
+/// The fields of `map` under `prefix`: scalars as they are, nested objects as dotted
+/// keys, lists of scalars or of flat objects in brackets; deeper structure is `None`.
+fn inline_fields(
+    map: &Map<String, Value>,
+    prefix: &str,
+    depth: usize,
+    fields: &mut Vec<String>,
+) -> Option<()> {
+    if depth > 2 {
+        return None;
+    }
+    for (key, value) in ordered(map) {
+        let path = dotted(prefix, key);
+        match value {
+            Value::Object(inner) if !inner.is_empty() => {
+                inline_fields(inner, &path, depth + 1, fields)?
+            }
+            Value::Array(items) if items.iter().any(|i| i.is_object() || i.is_array()) => {
+                let mut shown = Vec::new();
+                for item in items {
+                    let Value::Object(inner) = item else {
+                        return None;
+                    };
+                    let mut inner_fields = Vec::new();
+                    for (k, v) in ordered(inner) {
+                        if v.is_object() || v.is_array() {
+                            return None;
+                        }
+                        inner_fields.push(format!("{k}: {}", scalar(v)));
+                    }
+                    shown.push(format!("({})", inner_fields.join(", ")));
+                }
+                fields.push(format!("{path}: [{}]", shown.join(", ")));
+            }
+            Value::Array(items) if !items.is_empty() => {
+                let shown: Vec<String> = items.iter().map(scalar).collect();
+                fields.push(format!("{path}: [{}]", shown.join(", ")));
+            }
+            other => fields.push(format!("{path}: {}", scalar(other))),
+        }
+    }
+    Some(())
+}
+
+/// `key` under `prefix`, joined with a dot.
+pub(crate) fn dotted(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
 /// A leaf as text: strings without quotes, lists of leaves joined by commas.
-fn scalar(value: &Value) -> String {
+pub(crate) fn scalar(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => "none".to_string(),
@@ -117,10 +184,53 @@ mod tests {
             json_as_lines(list).unwrap(),
             "- user_id: U-11872, name: Mara Lindqvist\n- user_id: U-20931, name: Mara Lind"
         );
-        let deep = r#"{"orders": [{"id": "O-1", "items": [{"sku": "A"}]}]}"#;
+        let nested = r#"{"orders": [{"id": "O-1", "total": {"amount": 54.1, "currency": "EUR"}, "items": [{"sku": "A", "qty": 2}]}, {"id": "O-2", "tags": ["x", "y"]}]}"#;
+        assert_eq!(
+            json_as_lines(nested).unwrap(),
+            "orders:\n- id: O-1, total.amount: 54.1, total.currency: EUR, items: [(sku: A, qty: 2)]\n- id: O-2, tags: [x, y]"
+        );
+        let deep = r#"{"orders": [{"id": "O-1", "items": [{"sku": "A", "parts": [{"p": 1}]}]}]}"#;
         assert_eq!(
             json_as_lines(deep).unwrap(),
-            "orders:\n- item 1:\norders[1].id: O-1\norders[1].items:\n- sku: A"
+            "orders:\n- item 1:\norders[1].id: O-1\norders[1].items:\n- sku: A, parts: [(p: 1)]"
+        );
+        let long = format!(r#"[{{"id": "A", "text": "{}"}}]"#, "w".repeat(400));
+        assert!(json_as_lines(&long).unwrap().starts_with("- item 1:"));
+    }
+
+    #[test]
+    fn lists_of_objects_say_which_item_is_lowest_and_highest() {
+        let flights = r#"{"flights": [
+            {"flight_id": "UA-1187", "stops": 0, "price": {"amount": 289, "currency": "USD"}},
+            {"flight_id": "WN-2240", "stops": 1, "price": {"amount": 214, "currency": "USD"}},
+            {"flight_id": "DL-0931", "stops": 0, "price": {"amount": 247, "currency": "USD"}}]}"#;
+        let lines = json_as_lines(flights).unwrap();
+        assert!(
+            lines.ends_with("(by stops: lowest UA-1187, DL-0931 at 0, highest WN-2240 at 1)\n(by price.amount: lowest WN-2240 at 214, highest UA-1187 at 289)"),
+            "{lines}"
+        );
+        let orders = r#"[{"id": "O-1", "placed_at": "2024-01-22", "open": true},
+            {"id": "O-2", "placed_at": "2024-06-10T08:00:00Z", "open": false}]"#;
+        let lines = json_as_lines(orders).unwrap();
+        assert!(
+            lines.ends_with(
+                "(by placed_at: earliest O-1 at 2024-01-22, latest O-2 at 2024-06-10T08:00:00Z)"
+            ),
+            "{lines}"
+        );
+        // Equal values, identifiers and text are not compared; nor is one item.
+        for text in [
+            r#"[{"id": "A", "n": 1}, {"id": "B", "n": 1}]"#,
+            r#"[{"id": 7, "name": "x"}, {"id": 9, "name": "y"}]"#,
+            r#"[{"id": "A", "n": 1}]"#,
+        ] {
+            assert!(!json_as_lines(text).unwrap().contains("(by "), "{text}");
+        }
+        // Items without an identifier are named by their place.
+        let lines = json_as_lines(r#"[{"w": 3}, {"w": 5}]"#).unwrap();
+        assert!(
+            lines.ends_with("(by w: lowest item 1 at 3, highest item 2 at 5)"),
+            "{lines}"
         );
     }
 

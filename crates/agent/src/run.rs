@@ -27,6 +27,9 @@ pub const FINISH_TOOL: &str = "finish";
 /// The built-in tool that writes a file (the output-file guard asks for it).
 pub(crate) const WRITE_TOOL: &str = "write_file";
 
+/// The built-in tool that reads a file (a plan to read one is answered with its call).
+pub(crate) const READ_TOOL: &str = "read_file";
+
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -130,15 +133,16 @@ impl<B: Backend> Agent<B> {
             }
             run.turns += 1;
             run.requests += 1;
-            if let Some(ratio) = run.tokens_per_char {
+            if let Some(size) = run.prompt_size {
                 let note = run.note.clone();
-                self.keep_in_context(&mut run.history, note.as_deref(), ratio, run.turns, events);
+                self.keep_in_context(&mut run.history, note.as_deref(), size, run.turns, events);
             }
             let completion = match self.ask(&run).await {
                 Ok(completion) => completion,
                 Err(end) => break end,
             };
-            run.tokens_per_char = Some(crate::context::tokens_per_char(
+            run.prompt_size = Some(crate::context::PromptSize::measure(
+                run.prompt_size,
                 &run.history,
                 run.note.as_deref(),
                 completion.prompt_tokens,
@@ -185,6 +189,10 @@ impl<B: Backend> Agent<B> {
         if self.strategy.guards_answers() {
             run.memory.output_file = crate::guards::output_file(task)
                 .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
+            run.memory.file_to_change = crate::guards::file_to_change(task).and_then(|file| {
+                let hash = crate::guards::content_hash(&self.executor.workspace, &file)?;
+                Some((file, hash))
+            });
         }
         run
     }

@@ -60,8 +60,8 @@ pub(crate) struct RunState {
     pub answer_only: bool,
     /// The first line of the latest step's failure, when its last call failed.
     pub latest_failure: Option<String>,
-    /// Prompt tokens per character of the latest request (sizes the next one).
-    pub tokens_per_char: Option<f64>,
+    /// The size model measured on the latest requests (sizes the next one).
+    pub(crate) prompt_size: Option<crate::context::PromptSize>,
     /// The latest step's last call worked and found nothing at all.
     pub latest_found_nothing: bool,
 }
@@ -93,7 +93,7 @@ impl RunState {
             repeats: 0,
             answer_only: false,
             latest_failure: None,
-            tokens_per_char: None,
+            prompt_size: None,
             latest_found_nothing: false,
         }
     }

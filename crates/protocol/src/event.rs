@@ -133,6 +133,14 @@ pub enum RunEvent {
         /// Messages summarized.
         summarized: usize,
     },
+    /// Calls of other tools in a reply were not run: they wait for the result of
+    /// the reply's first tool (`full`, stepwise).
+    CallsDeferred {
+        /// The turn.
+        turn: u32,
+        /// The tools whose calls waited.
+        tools: Vec<String>,
+    },
     /// The run ends.
     RunEnd {
         /// The run's result.
@@ -201,6 +209,10 @@ impl RunEvent {
             ),
             RunEvent::Compacted { tokens_before, tokens_after, summarized, .. } => format!(
                 "   ~ context compacted: {summarized} old tool results summarized, about {tokens_before} -> {tokens_after} tokens"
+            ),
+            RunEvent::CallsDeferred { tools, .. } => format!(
+                "   ~ not run yet, waiting for the first tool's result: {}",
+                tools.join(", ")
             ),
             RunEvent::RunEnd { result } => format!(
                 "== end: {} after {} turns, {} tool calls ({} errors), {} ms\n   answer: {}",

@@ -125,6 +125,29 @@ fn narration_about_a_tool_that_already_ran_gets_its_result_and_is_read_as_an_ans
 }
 
 #[test]
+fn narration_that_names_a_tool_not_run_yet_asks_for_that_call() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Read a.txt and copy it into b.txt.",
+        vec![
+            call("read_file", r#"{"path": "a.txt"}"#),
+            "After `read_file`, I will call the `write_file` function with the text.".into(),
+            call("write_file", r#"{"path": "b.txt", "content": "alpha\n"}"#),
+            "b.txt holds alpha.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("b.txt holds alpha."));
+    let note = seen(&r, 2);
+    assert!(note.contains("That was not an answer"), "{note}");
+    assert!(!note.contains("already ran"), "{note}");
+    assert!(dir.path().join("b.txt").exists());
+}
+
+#[test]
 fn a_call_echoed_in_result_tags_is_a_repeat_not_a_format_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
@@ -176,6 +199,254 @@ fn an_answer_without_the_tasks_output_file_is_held_once() {
     );
     assert_eq!(r.result.answer.as_deref(), Some("Done."));
     assert_eq!(recoveries(&r.events), vec!["missing_output"]);
+}
+
+#[test]
+fn an_answer_while_the_file_to_change_is_unchanged_is_held_once() {
+    let task = "Change the version in deps.json to 2.0.";
+    let setup = || {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("deps.json"), "{\"version\": \"1.0\"}\n").unwrap();
+        dir
+    };
+    let dir = setup();
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            "The version is now 2.0.".into(),
+            call(
+                "edit_file",
+                r#"{"path": "deps.json", "old_string": "1.0", "new_string": "2.0"}"#,
+            ),
+            "Set the version to 2.0.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Set the version to 2.0."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(
+        seen(&r, 1).contains("The task asks you to change `deps.json`, and it is still unchanged.")
+    );
+    let changed = std::fs::read_to_string(dir.path().join("deps.json")).unwrap();
+    assert!(changed.contains("2.0"), "{changed}");
+    // Held once only.
+    let dir = setup();
+    let r = run_task(
+        dir.path(),
+        task,
+        vec!["Done.".into(), "Done.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Done."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+}
+
+#[test]
+fn an_answer_before_a_planned_call_ran_is_held_once() {
+    let setup = || {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.txt"), "see notes\n").unwrap();
+        std::fs::create_dir(dir.path().join("notes")).unwrap();
+        dir
+    };
+    let first = [
+        call("read_file", r#"{"path": "index.txt"}"#),
+        call("list_dir", r#"{"path": "notes"}"#),
+    ]
+    .join("\n");
+    let task = "Read index.txt, then list the folder it names.";
+    let dir = setup();
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            first.clone(),
+            "The index names notes.".into(),
+            call("list_dir", r#"{"path": "notes"}"#),
+            "notes is empty.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("notes is empty."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(
+        seen(&r, 2).contains("Not done yet: your earlier reply also called `list_dir`"),
+        "{}",
+        seen(&r, 2)
+    );
+    // Once the planned tool ran, an answer is an answer.
+    let dir = setup();
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            first,
+            call("list_dir", r#"{"path": "notes"}"#),
+            "notes is empty.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("notes is empty."));
+    assert!(
+        recoveries(&r.events).is_empty(),
+        "{:?}",
+        recoveries(&r.events)
+    );
+}
+
+#[test]
+fn an_answer_with_a_value_no_result_shows_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("limits.toml"), "max_connections = 480\n").unwrap();
+    let task = "Read limits.toml and tell me max_connections.";
+    let read = call("read_file", r#"{"path": "limits.toml"}"#);
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            read.clone(),
+            "max_connections is `100`.".into(),
+            "max_connections is 480.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(
+        seen(&r, 2).contains("`100` appears in no tool result and not in the request"),
+        "{}",
+        seen(&r, 2)
+    );
+    // Held once; and a value the result shows is an answer at once.
+    for (answer, holds) in [("It is `100`.", 1), ("It is `480`.", 0)] {
+        let r = run_task(
+            dir.path(),
+            task,
+            vec![read.clone(), answer.into(), answer.into()],
+            true,
+            RunConfig::new(Profile::Full),
+        );
+        assert_eq!(r.result.answer.as_deref(), Some(answer));
+        assert_eq!(recoveries(&r.events).len(), holds, "{answer}");
+    }
+}
+
+#[test]
+fn an_answer_naming_a_path_without_its_leading_dot_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".config")).unwrap();
+    std::fs::write(
+        dir.path().join(".config/service.env"),
+        "API_TOKEN_TTL=5400\n",
+    )
+    .unwrap();
+    let r = run_task(
+        dir.path(),
+        "Which file sets API_TOKEN_TTL?",
+        vec![
+            call("search", r#"{"pattern": "API_TOKEN_TTL"}"#),
+            "The file `config/service.env` sets it.".into(),
+            "The file `.config/service.env` sets it.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The file `.config/service.env` sets it.")
+    );
+    assert!(
+        seen(&r, 2).contains("`config/service.env` is not a file in the workspace"),
+        "{}",
+        seen(&r, 2)
+    );
+}
+
+#[test]
+fn a_result_that_found_nothing_echoed_in_result_tags_is_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Is there a zebra in the workspace?",
+        vec![
+            call("search", r#"{"pattern": "zebra"}"#),
+            "<tool_response>\nNo matches for `zebra` in `.`; nothing else matches either (tried case-insensitive, in hidden and ignored files, as a file name): try a different pattern.\n</tool_response>".into(),
+            "There is no zebra in the workspace.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("There is no zebra in the workspace.")
+    );
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+}
+
+#[test]
+fn a_repeated_read_names_the_files_its_result_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("conf/prod")).unwrap();
+    std::fs::write(dir.path().join("conf/prod/limits.toml"), "max = 480\n").unwrap();
+    std::fs::write(dir.path().join("conf/shared.toml"), "x = 1\n").unwrap();
+    std::fs::write(
+        dir.path().join("config.json"),
+        "{\"limits\": \"conf/prod/limits.toml\", \"shared\": \"conf/shared.toml\", \"gone\": \"conf/none.toml\"}\n",
+    )
+    .unwrap();
+    let read = call("read_file", r#"{"path": "config.json"}"#);
+    let r = run(
+        dir.path(),
+        vec![
+            read.clone(),
+            call("read_file", r#"{"path": "conf/shared.toml"}"#),
+            read,
+            "done".into(),
+        ],
+    );
+    let results = tool_outputs(&r.events);
+    assert!(
+        results[2].ends_with("Files this result names that you have not read: `conf/prod/limits.toml`. If the task needs one of them, read it next."),
+        "{}",
+        results[2]
+    );
+}
+
+#[test]
+fn a_plan_to_read_a_file_by_its_bare_name_gets_the_call_that_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("conf/prod")).unwrap();
+    std::fs::write(dir.path().join("conf/prod/limits.toml"), "max = 480\n").unwrap();
+    std::fs::write(
+        dir.path().join("config.json"),
+        "{\"limits\": \"conf/prod/limits.toml\"}\n",
+    )
+    .unwrap();
+    let r = run_task(
+        dir.path(),
+        "Read config.json, then the limits file it names, and tell me max.",
+        vec![
+            call("read_file", r#"{"path": "config.json"}"#),
+            "To read the `limits.toml` file, I will follow these steps:\n\n1. **Read the `limits.toml` file**".into(),
+            call("read_file", r#"{"path": "conf/prod/limits.toml"}"#),
+            "max is 480.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("max is 480."));
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("The file you mean is most likely `conf/prod/limits.toml`; read it with:\n<tool_call>\n{\"name\":\"read_file\",\"arguments\":{\"path\":\"conf/prod/limits.toml\"}}\n</tool_call>"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -611,12 +882,15 @@ fn a_call_that_failed_next_to_another_tools_success_may_need_its_result() {
         call("read_file", r#"{"path": "index.txt"}"#),
         call("list_dir", r#"{"path": "notes"}"#)
     );
+    // Without stepwise calls (which would not run the listing at all).
+    let mut config = RunConfig::new(Profile::Full);
+    config.stepwise = false;
     let r = run_task(
         dir.path(),
         "Read index.txt, then list the folder it names.",
         vec![reply, "done".into()],
         true,
-        RunConfig::new(Profile::Full),
+        config,
     );
     let note = seen(&r, 1);
     assert!(
@@ -625,6 +899,77 @@ fn a_call_that_failed_next_to_another_tools_success_may_need_its_result() {
         ),
         "{note}"
     );
+}
+
+#[test]
+fn calls_of_other_tools_wait_for_the_first_tools_result() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.txt"), "see notes/real.txt\n").unwrap();
+    std::fs::write(dir.path().join("other.txt"), "other\n").unwrap();
+    let reply = [
+        call("read_file", r#"{"path": "index.txt"}"#),
+        call("list_dir", r#"{"path": "notes"}"#),
+        call("read_file", r#"{"path": "other.txt"}"#),
+        call("write_file", r#"{"path": "out.txt", "content": "guess"}"#),
+    ]
+    .join("\n");
+    let r = run_task(
+        dir.path(),
+        "Read index.txt, then list the folder it names.",
+        vec![reply, "done".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    // Both reads ran; the listing and the write did not.
+    let ran: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran, ["read_file", "read_file"]);
+    assert!(!dir.path().join("out.txt").exists());
+    assert!(r.events.iter().any(|e| matches!(
+        e,
+        TraceEvent::CallsDeferred { tools, .. } if tools == &["list_dir", "write_file"]
+    )));
+    // The history holds the calls that ran, and the last result says what waited.
+    let next = &r.agent.backend().requests[1].messages;
+    let calls: Vec<&str> = next
+        .iter()
+        .flat_map(|m| m.tool_calls.iter().map(|c| c.function.name.as_str()))
+        .collect();
+    assert_eq!(calls, ["read_file", "read_file"]);
+    let note = seen(&r, 1);
+    assert!(
+        note.contains("(Your reply also called `list_dir`, `write_file`; those calls were not run"),
+        "{note}"
+    );
+
+    // With the setting off, every call runs.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.txt"), "x\n").unwrap();
+    let mut config = RunConfig::new(Profile::Full);
+    config.stepwise = false;
+    let reply = [
+        call("read_file", r#"{"path": "index.txt"}"#),
+        call("write_file", r#"{"path": "out.txt", "content": "x"}"#),
+    ]
+    .join("\n");
+    let r = run_task(
+        dir.path(),
+        "Read index.txt and copy it to out.txt.",
+        vec![reply, "done".into()],
+        true,
+        config,
+    );
+    assert!(dir.path().join("out.txt").exists());
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::CallsDeferred { .. })));
 }
 
 #[test]

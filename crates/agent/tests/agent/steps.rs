@@ -65,7 +65,10 @@ fn batches_run_reads_together_and_wait_for_earlier_writes() {
         call("list_dir", r#"{"path": "."}"#),
     ]
     .join("\n");
-    let r = run(dir.path(), vec![reply, "done".into()]);
+    // Scheduling as such: stepwise calls (which would run only the first tool's) off.
+    let mut config = RunConfig::new(Profile::Full);
+    config.stepwise = false;
+    let r = run_with(dir.path(), vec![reply, "done".into()], true, config);
     let groups: Vec<(String, usize)> = r
         .events
         .iter()
@@ -137,7 +140,11 @@ fn old_tool_results_are_summarized_when_the_context_fills() {
         .map(|i| call("read_file", &format!(r#"{{"path": "f{i}.txt"}}"#)))
         .collect();
     replies.push("Read them all.".into());
-    let backend = ScriptedBackend::new(replies, true).with_context(4096 + 2000);
+    // Five results of about 1,500 tokens each in a 12k context: the estimate starts
+    // at 0.45 tokens a character (real models on numbered file lines) and measures the
+    // scripted backend's 0.25 from the second request on, so the fifth result is what
+    // passes the trigger.
+    let backend = ScriptedBackend::new(replies, true).with_context(12_096);
     let mut agent = Agent::new(
         backend,
         workspace(dir.path()),

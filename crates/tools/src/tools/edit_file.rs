@@ -73,9 +73,6 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
             "old_string is empty, so there is nothing to find. To create a file or replace all of it, use write_file; to insert text, put the neighbouring line in old_string and that line plus the new text in new_string.",
         );
     }
-    if old == new {
-        return ToolOutcome::failure("old_string and new_string are identical, so the edit would change nothing. Put the changed text in new_string.");
-    }
     let resolved = match workspace.resolve(path) {
         Ok(resolved) => resolved,
         Err(refusal) => return ToolOutcome::failure(refusal.to_string()),
@@ -101,6 +98,11 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
         ));
     };
     let starts = occurrences(&content, old);
+    // An old_string the file does not have is the more useful news (what the file has
+    // instead); identical strings are refused only once they are found.
+    if old == new && !starts.is_empty() {
+        return ToolOutcome::failure("old_string and new_string are identical, so the edit would change nothing. Put the changed text in new_string.");
+    }
     if let Some(lines) = already_applied(&content, &starts, old, new) {
         // `calc` → `calculate_total` in a file that has `calculate_total` already:
         // replacing would write `calculate_totalulate_total`.

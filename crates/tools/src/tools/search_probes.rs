@@ -102,7 +102,63 @@ pub(crate) fn probe_contents(
             ));
         }
     }
+    if findings.iter().all(Option::is_none) {
+        word_probe(workspace, normal, query.pattern, &mut findings, &mut tried);
+    }
     summarize(query.pattern, shown, findings, &tried)
+}
+
+/// When nothing else matched a pattern of several words, its longest words alone (in
+/// file contents, any case): the first word that matches is the finding.
+fn word_probe(
+    workspace: &Workspace,
+    scope: Scope<'_>,
+    pattern: &str,
+    findings: &mut Vec<Option<Finding>>,
+    tried: &mut Vec<&str>,
+) {
+    let words = probe_words(pattern);
+    if words.is_empty() {
+        return;
+    }
+    tried.push("its longest words alone");
+    for word in words {
+        let lead = format!("as the word `{word}` alone (any case), it matches");
+        let found = content_matcher(&regex::escape(&word), true)
+            .ok()
+            .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
+            .and_then(|tally| listed(workspace, &lead, &tally, "line"));
+        if found.is_some() {
+            findings.push(found);
+            return;
+        }
+    }
+}
+
+/// Words too common to probe alone.
+const COMMON_WORDS: [&str; 8] = ["the", "and", "for", "with", "from", "that", "this", "into"];
+
+/// Words probed alone when a pattern of several words matched nothing (`test failed`
+/// for a log that says `FAILED tests/…`, `web.*chart-lib` for JSON on several lines):
+/// the three longest of at least three letters, longest first.
+fn probe_words(pattern: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in pattern.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+        let common = COMMON_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word));
+        if word.chars().count() >= 3
+            && !common
+            && !words.iter().any(|w| w.eq_ignore_ascii_case(word))
+        {
+            words.push(word.to_string());
+        }
+    }
+    if words.len() < 2 {
+        return Vec::new();
+    }
+    // Stable: among equally long words, the pattern's order.
+    words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+    words.truncate(3);
+    words
 }
 
 /// The reply for a file-path search without matches.
@@ -165,6 +221,9 @@ pub(crate) fn probe_names(
                 "file",
             ));
         }
+    }
+    if findings.iter().all(Option::is_none) {
+        word_probe(workspace, normal, as_written, &mut findings, &mut tried);
     }
     summarize(as_written, shown, findings, &tried)
 }

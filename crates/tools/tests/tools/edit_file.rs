@@ -141,6 +141,42 @@ fn a_missing_string_offers_the_nearest_lines() {
 }
 
 #[test]
+fn identical_strings_are_refused_after_the_file_is_searched() {
+    let (_dir, workspace) = workspace();
+    write(&workspace, "main.rs", SOURCE);
+    // Not in the file: what the file has instead is the news.
+    let absent = call(
+        &EditFile,
+        &workspace,
+        json!({"path": "main.rs", "old_string": "fn helpr() {", "new_string": "fn helpr() {"}),
+    );
+    assert!(!absent.ok);
+    assert!(
+        absent
+            .text
+            .contains("old_string was not found in `main.rs`")
+            && absent.text.contains("6: fn helper() {"),
+        "{}",
+        absent.text
+    );
+    // In the file: the edit would change nothing.
+    let present = call(
+        &EditFile,
+        &workspace,
+        json!({"path": "main.rs", "old_string": "fn helper() {", "new_string": "fn helper() {"}),
+    );
+    assert!(!present.ok);
+    assert!(
+        present
+            .text
+            .starts_with("old_string and new_string are identical"),
+        "{}",
+        present.text
+    );
+    assert_eq!(read(&workspace, "main.rs"), SOURCE);
+}
+
+#[test]
 fn whitespace_differences_are_explained() {
     let (_dir, workspace) = workspace();
     write(&workspace, "tabs.go", "func a() {\n\treturn\n}\n");

@@ -255,6 +255,48 @@ fn zero_matches_with_nothing_close_say_to_try_another_pattern() {
 }
 
 #[test]
+fn several_words_that_match_nothing_are_probed_one_at_a_time() {
+    let (dir, workspace) = workspace();
+    let log = "tests/test_a.py::test_one PASSED\ntests/test_p.py::test_bulk FAILED\nFAILED tests/test_p.py::test_bulk - assert 0.1 == 0.15\n";
+    std::fs::write(dir.path().join("test_output.log"), log).unwrap();
+    let outcome = call(&Search, &workspace, json!({"pattern": "test failed"}));
+    assert!(outcome.ok);
+    assert!(
+        outcome.text.starts_with(
+            "As the word `failed` alone (any case): 2 matching lines in 1 file:\ntest_output.log:2: tests/test_p.py::test_bulk FAILED\ntest_output.log:3: FAILED tests/test_p.py::test_bulk - assert 0.1 == 0.15\n(`test failed` as written matches nothing"
+        ),
+        "{}",
+        outcome.text
+    );
+    // A pattern meant for one line, over JSON written on several, as a file name.
+    std::fs::write(
+        dir.path().join("deps.json"),
+        "{\"web\": {\n  \"chart-lib\": \"3.2.1\"\n}}\n",
+    )
+    .unwrap();
+    let names = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "web.*chart-lib", "mode": "files"}),
+    );
+    assert!(
+        names.text.starts_with(
+            "As the word `chart-lib` alone (any case): 1 matching line in 1 file:\ndeps.json:2: \"chart-lib\": \"3.2.1\""
+        ),
+        "{}",
+        names.text
+    );
+    // Words that match nothing alone either: the reply says what was tried.
+    let none = call(&Search, &workspace, json!({"pattern": "zebra crossing"}));
+    assert!(
+        none.text.contains("its longest words alone")
+            && none.text.contains("try a different pattern"),
+        "{}",
+        none.text
+    );
+}
+
+#[test]
 fn a_missing_path_or_a_bad_mode_is_explained() {
     let (_dir, workspace) = project();
     let missing = call(&Search, &workspace, json!({"pattern": "x", "path": "nope"}));

@@ -1,0 +1,157 @@
+//! Answers that state a value no tool showed: after a tool ran, an answer whose
+//! identifier (`ORD-10000`) or quoted number (`` `100` ``) appears in neither the
+//! request nor any result is most often made up (a small model answering "the value
+//! is `100`" for a file it never opened). The `full` profile holds such an answer once.
+
+use std::path::Path;
+
+use regex::Regex;
+use rein_protocol::{Message, Role};
+
+use crate::grounding::names_existing_path;
+use crate::guesses::is_identifier;
+
+/// The first value `answer` states that nothing in `history` (the user's messages and
+/// the tool results) shows and that is no path under `root`.
+pub(crate) fn unsupported_value(answer: &str, history: &[Message], root: &Path) -> Option<String> {
+    let candidates = stated_values(answer);
+    if candidates.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = history
+        .iter()
+        .filter(|m| matches!(m.role, Role::User | Role::Tool))
+        .filter_map(|m| m.content.as_deref())
+        .map(str::to_lowercase)
+        .collect();
+    candidates.into_iter().find(|value| {
+        let lower = value.to_lowercase();
+        if looks_like_path(value) {
+            // A path is backed by the file itself, not by a longer path that contains
+            // it (`config/service.env` inside `.config/service.env`).
+            return !names_existing_path(value, root)
+                && !shown.iter().any(|text| names_whole(text, &lower));
+        }
+        !shown.iter().any(|text| text.contains(&lower)) && !names_existing_path(value, root)
+    })
+}
+
+/// Whether `value` is written like a relative path with a directory (`a/b.txt`).
+fn looks_like_path(value: &str) -> bool {
+    value.contains('/')
+        && !value.contains(char::is_whitespace)
+        && !value.contains("://")
+        && value
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| (1..=8).contains(&ext.len()))
+}
+
+/// Whether `text` holds `path` as a whole path, not as the end of a longer one.
+fn names_whole(text: &str, path: &str) -> bool {
+    text.match_indices(path).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || "._/-".contains(c))
+    })
+}
+
+/// The values `answer` states: spans in backticks that hold a digit or are written
+/// like a path, whole identifiers (letters and digits, as `PG-4471`) and numbers of
+/// six digits or more.
+fn stated_values(answer: &str) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    if let Ok(quoted) = Regex::new(r"`([^`\n]{1,80})`") {
+        for caps in quoted.captures_iter(answer) {
+            let inner = caps[1].trim();
+            if inner.chars().any(|c| c.is_ascii_digit()) || looks_like_path(inner) {
+                values.push(inner.to_string());
+            }
+        }
+    }
+    // Paths and versions (`notes2.txt`, `v1.2`) are words with dots or slashes, not
+    // identifiers.
+    for token in answer.split(|c: char| !(c.is_ascii_alphanumeric() || "-_./".contains(c))) {
+        let token = token.trim_matches(['-', '_', '.', '/']);
+        if token.contains(['.', '/']) {
+            continue;
+        }
+        // Six digits or more: a code or a number, not a count or a year.
+        let long_number = token.len() >= 6 && token.chars().all(|c| c.is_ascii_digit());
+        if (is_identifier(token) || long_number) && !values.iter().any(|v| v == token) {
+            values.push(token.to_string());
+        }
+    }
+    values
+}
+
+/// The note for an answer that states `value` without a result showing it.
+pub(crate) fn unsupported_note(value: &str) -> String {
+    if looks_like_path(value) {
+        return format!(
+            "`{value}` is not a file in the workspace, and no result names it. Answer with the path exactly as a result writes it (a leading `.` or a directory included); if no result gives it, find the file first (search with mode \"files\")."
+        );
+    }
+    format!(
+        "`{value}` appears in no tool result and not in the request, so nothing backs it yet. If a result above gives the value, answer with that value exactly as it is written there; if not, make the call that finds it (for example, read the file that holds it)."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history() -> Vec<Message> {
+        vec![
+            Message::system("rules"),
+            Message::user("Read config.json and tell me max_connections."),
+            Message::tool_result(
+                "call_1",
+                "read_file",
+                "   8|  \"limits\": \"conf/prod/limits.toml\", \"code\": \"PG-4471\"",
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_value_no_result_shows_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        for (answer, value) in [
+            (
+                "The value of `max_connections` in `conf/prod/limits.toml` is `100`.",
+                "100",
+            ),
+            ("The code is PG-0000.", "PG-0000"),
+            ("The confirmation code is 1234567890.", "1234567890"),
+            // A hidden directory's file, its dot dropped.
+            ("The file `prod/limits.toml` sets it.", "prod/limits.toml"),
+        ] {
+            assert_eq!(
+                unsupported_value(answer, &history(), dir.path()).as_deref(),
+                Some(value),
+                "{answer}"
+            );
+        }
+    }
+
+    #[test]
+    fn values_the_results_or_the_request_show_are_supported() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes2.txt"), "x").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/notes3.txt"), "x").unwrap();
+        for answer in [
+            "The code is PG-4471.",
+            "The limits live in `conf/prod/limits.toml`.",
+            "It is `max_connections`, as asked.",
+            "I wrote it to `notes2.txt`.",
+            "The file `sub/notes3.txt` holds it.",
+            "There are 3 of them.",
+            "Done.",
+        ] {
+            assert_eq!(
+                unsupported_value(answer, &history(), dir.path()),
+                None,
+                "{answer}"
+            );
+        }
+    }
+}
