@@ -61,7 +61,16 @@ impl<B: Backend> Agent<B> {
         let mut seen = std::collections::HashSet::new();
         ready.retain(|call| seen.insert(call.key()));
         let deferred = match self.config.stepwise && self.strategy.guards_answers() {
-            true => defer_other_tools(&mut ready),
+            true => {
+                let memory = &run.memory;
+                let repeats = |call: &ReadyCall| {
+                    memory
+                        .succeeded_calls
+                        .get(&call.key())
+                        .is_some_and(|(_, changes)| *changes == memory.changes)
+                };
+                defer_other_tools(&mut ready, repeats)
+            }
             false => Vec::new(),
         };
         events.emit(&RunEvent::Calls {
@@ -176,20 +185,31 @@ impl<B: Backend> Agent<B> {
     }
 }
 
-/// Keeps the calls of `ready`'s first tool and removes the rest, returning the names
-/// of the tools removed (in order, once each). A small model writes a chain's later
-/// calls before the result they need exists (`get_office` with an office id it made
-/// up next to the `find_employee` that gives it), so those wait for the next turn.
-fn defer_other_tools(ready: &mut Vec<ReadyCall>) -> Vec<String> {
-    let Some(first) = ready.first().map(|c| c.name.clone()) else {
+/// Keeps the calls of `ready`'s leading tool and removes the rest, returning the
+/// names of the tools whose new calls were removed (in order, once each). A small
+/// model writes a chain's later calls before the result they need exists
+/// (`get_office` with an office id it made up next to the `find_employee` that gives
+/// it), so those wait for the next turn. The leading tool is that of the first call
+/// that is not a `repeat` of a successful one (a reply that opens with the listing it
+/// already has and goes on to a new read runs the read).
+fn defer_other_tools(
+    ready: &mut Vec<ReadyCall>,
+    repeat: impl Fn(&ReadyCall) -> bool,
+) -> Vec<String> {
+    let lead = ready
+        .iter()
+        .find(|call| !repeat(call))
+        .or(ready.first())
+        .map(|call| call.name.clone());
+    let Some(lead) = lead else {
         return Vec::new();
     };
     let mut deferred: Vec<String> = Vec::new();
     ready.retain(|call| {
-        if call.name == first {
+        if call.name == lead {
             return true;
         }
-        if !deferred.contains(&call.name) {
+        if !repeat(call) && !deferred.contains(&call.name) {
             deferred.push(call.name.clone());
         }
         false

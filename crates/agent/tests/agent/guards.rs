@@ -948,6 +948,35 @@ fn calls_of_other_tools_wait_for_the_first_tools_result() {
         "{note}"
     );
 
+    // A reply that opens with a call it already made leads with its first new one.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let list = call("list_dir", r#"{"path": "."}"#);
+    let r = run_task(
+        dir.path(),
+        "List the folder, then read a.txt.",
+        vec![
+            list.clone(),
+            [list, call("read_file", r#"{"path": "a.txt"}"#)].join("\n"),
+            "a.txt holds alpha.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let ran: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran, ["list_dir", "read_file"]);
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::CallsDeferred { .. })));
+
     // With the setting off, every call runs.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("index.txt"), "x\n").unwrap();
