@@ -214,20 +214,26 @@ impl<B: Backend> Agent<B> {
                 }
             }
             if let Some((file, hash)) = &run.memory.file_to_change {
-                let unchanged = content_hash(&self.executor.workspace, file) == Some(*hash);
-                if run.holds.unchanged == 0 && unchanged {
-                    return Some(Held::Unchanged(file.clone()));
+                let held = Held::Unchanged(file.clone());
+                if run.holds.has_room(&held)
+                    && content_hash(&self.executor.workspace, file) == Some(*hash)
+                {
+                    return Some(held);
                 }
             }
-            if run.holds.planned == 0 && !run.memory.planned.is_empty() {
-                return Some(Held::PlannedCalls(run.memory.planned.clone()));
+            let planned = Held::PlannedCalls(run.memory.planned.clone());
+            if !run.memory.planned.is_empty() && run.holds.has_room(&planned) {
+                return Some(planned);
             }
             // A value nothing showed, once a tool has run (before, an answer may be
             // the model's own knowledge: a request no tool fits).
-            if run.holds.unsupported == 0 && !run.memory.succeeded_calls.is_empty() {
+            if !run.memory.succeeded_calls.is_empty() {
                 let root = self.executor.workspace.root();
                 if let Some(value) = unsupported_value(text, &run.history, root) {
-                    return Some(Held::Unsupported(value));
+                    let held = Held::Unsupported(value);
+                    if run.holds.has_room(&held) {
+                        return Some(held);
+                    }
                 }
             }
         }

@@ -58,8 +58,10 @@ fn names_whole(text: &str, path: &str) -> bool {
 /// like a path, whole identifiers (letters and digits, as `PG-4471`) and numbers of
 /// six digits or more.
 fn stated_values(answer: &str) -> Vec<String> {
+    static QUOTED: std::sync::LazyLock<Option<Regex>> =
+        std::sync::LazyLock::new(|| Regex::new(r"`([^`\n]{1,80})`").ok());
     let mut values: Vec<String> = Vec::new();
-    if let Ok(quoted) = Regex::new(r"`([^`\n]{1,80})`") {
+    if let Some(quoted) = QUOTED.as_ref() {
         for caps in quoted.captures_iter(answer) {
             let inner = caps[1].trim();
             if inner.chars().any(|c| c.is_ascii_digit()) || looks_like_path(inner) {

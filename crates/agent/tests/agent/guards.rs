@@ -921,14 +921,7 @@ fn calls_of_other_tools_wait_for_the_first_tools_result() {
         RunConfig::new(Profile::Full),
     );
     // Both reads ran; the listing and the write did not.
-    let ran: Vec<String> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
-            _ => None,
-        })
-        .collect();
+    let ran = tools_run(&r.events);
     assert_eq!(ran, ["read_file", "read_file"]);
     assert!(!dir.path().join("out.txt").exists());
     assert!(r.events.iter().any(|e| matches!(
@@ -963,14 +956,7 @@ fn calls_of_other_tools_wait_for_the_first_tools_result() {
         true,
         RunConfig::new(Profile::Full),
     );
-    let ran: Vec<String> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
-            _ => None,
-        })
-        .collect();
+    let ran = tools_run(&r.events);
     assert_eq!(ran, ["list_dir", "read_file"]);
     assert!(!r
         .events
@@ -1069,6 +1055,17 @@ fn the_request_written_over_a_file_is_not_run() {
 }
 
 /// Each tool result of a run: its output and whether it succeeded.
+/// The names of the tools that ran, in order.
+fn tools_run(events: &[TraceEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn tool_results(events: &[TraceEvent]) -> Vec<(String, bool)> {
     events
         .iter()
