@@ -7,7 +7,7 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, RunEvent};
 
-use crate::copies::copied_request_note;
+use crate::copies::{copied_note_note, copied_request_note};
 use crate::execute::CallOutcome;
 use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
@@ -36,7 +36,9 @@ impl<B: Backend> Agent<B> {
                 if let Some(value) = guessed_identifier(call, &run.history, root) {
                     return Some(CallOutcome::guessed(guessed_note(&call.name, &value)));
                 }
-                copied_request_note(call, &run.history, root).map(CallOutcome::failed)
+                copied_request_note(call, &run.history, root)
+                    .or_else(|| copied_note_note(call))
+                    .map(CallOutcome::failed)
             })
             .collect();
         let runnable: Vec<ReadyCall> = ready

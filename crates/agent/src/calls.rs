@@ -63,11 +63,13 @@ impl<B: Backend> Agent<B> {
         let deferred = match self.config.stepwise && self.strategy.guards_answers() {
             true => {
                 let memory = &run.memory;
+                // A repeat (of a call that worked or failed, with nothing changed
+                // since) is answered from memory, so it does not lead.
                 let repeats = |call: &ReadyCall| {
-                    memory
-                        .succeeded_calls
-                        .get(&call.key())
-                        .is_some_and(|(_, changes)| *changes == memory.changes)
+                    let key = call.key();
+                    let unchanged = |(_, changes): &(String, u64)| *changes == memory.changes;
+                    memory.succeeded_calls.get(&key).is_some_and(unchanged)
+                        || memory.failed_calls.get(&key).is_some_and(unchanged)
                 };
                 defer_other_tools(&mut ready, repeats)
             }
@@ -190,8 +192,8 @@ impl<B: Backend> Agent<B> {
 /// model writes a chain's later calls before the result they need exists
 /// (`get_office` with an office id it made up next to the `find_employee` that gives
 /// it), so those wait for the next turn. The leading tool is that of the first call
-/// that is not a `repeat` of a successful one (a reply that opens with the listing it
-/// already has and goes on to a new read runs the read).
+/// that is not a `repeat` of an earlier one (a reply that opens with the listing it
+/// already has, or the read that failed, and goes on to a new call runs that call).
 fn defer_other_tools(
     ready: &mut Vec<ReadyCall>,
     repeat: impl Fn(&ReadyCall) -> bool,

@@ -1,7 +1,7 @@
 //! A `write_file` whose content is the request itself: the 1.5B model, asked to "Fix
 //! the spelling mistake 'recieve' in docs/guide.md", wrote that sentence over the file.
 //! Under `full` such a write to an existing file is not run; its result says what the
-//! content must be instead.
+//! content must be instead. Nor is a call whose text carries the harness's own notes.
 
 use std::path::Path;
 
@@ -12,6 +12,26 @@ use crate::validate::ReadyCall;
 
 /// Shorter content may well be a line the request quotes.
 const MIN_COPIED_CHARS: usize = 24;
+
+/// The result given instead of running `call`, when one of its string arguments
+/// carries a phrase of the loop's own notes ("You already made exactly this call"): a
+/// small model copying the note it just read into a file or a command.
+pub(crate) fn copied_note_note(call: &ReadyCall) -> Option<String> {
+    let (key, phrase) = call
+        .arguments
+        .as_object()?
+        .iter()
+        .find_map(|(key, value)| {
+            let text = value.as_str()?;
+            let phrase = crate::recovery::NOTE_PHRASES
+                .iter()
+                .find(|phrase| text.contains(*phrase))?;
+            Some((key, *phrase))
+        })?;
+    Some(format!(
+        "Not run: `{key}` holds a note of the harness (\"{phrase}…\"), not text from the workspace. Give as `{key}` only what the task asks for, taken from the tool results."
+    ))
+}
 
 /// The result given instead of running `call`, when it writes the first request's own
 /// text (or a part of it) over a file that exists under `root`.

@@ -98,6 +98,11 @@ pub(crate) struct Memory {
     /// output-file guard holds answers without it, and a failed look at it says that
     /// it is to be written.
     pub output_file: Option<String>,
+    /// The task's words to look for when a model looks for the missing output file
+    /// (see `task_words`).
+    pub search_words: Vec<String>,
+    /// The lines that note showed for one of those words.
+    pub word_lines: Vec<String>,
     /// The existing file the task asks to change, with a hash of its bytes at the
     /// start (`full`): an answer while it is unchanged is held once.
     pub file_to_change: Option<(String, u64)>,
@@ -148,8 +153,7 @@ impl Executor {
                     Started::Done(outcome) => outcome,
                     Started::Running(handle) => {
                         let outcome = self.finish(call, handle, memory).await;
-                        let outcome =
-                            output_file_note(outcome, call, memory, self.workspace.root());
+                        let outcome = self.output_file_note(outcome, call, memory).await;
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;
                         }
@@ -293,26 +297,4 @@ fn is_source_file(path: &std::path::Path) -> bool {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| CODE.contains(&e))
-}
-
-/// A failed read, listing or search of the task's output file, while it does not
-/// exist (in `root`): the tool's message is replaced by what the file is and the next
-/// move.
-fn output_file_note(
-    outcome: CallOutcome,
-    call: &ReadyCall,
-    memory: &Memory,
-    root: &std::path::Path,
-) -> CallOutcome {
-    let Some(file) = memory.output_file.as_deref() else {
-        return outcome;
-    };
-    let path = call.arguments["path"].as_str().unwrap_or_default();
-    let same = path.trim_start_matches("./") == file.trim_start_matches("./");
-    if outcome.ok || !same || call.name == "write_file" || root.join(file).exists() {
-        return outcome;
-    }
-    CallOutcome::failed(format!(
-        "`{file}` does not exist yet: it is the file this task asks you to write. Find what goes in it first (search or read the files that hold it), then write it with write_file."
-    ))
 }

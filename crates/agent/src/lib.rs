@@ -20,6 +20,7 @@ mod history;
 mod list_extremes;
 mod named_files;
 mod observation;
+mod output_file;
 mod profile;
 mod prompt;
 mod recovery;
@@ -27,6 +28,7 @@ mod run;
 mod schedule;
 mod state;
 mod supported;
+mod task_words;
 mod validate;
 
 pub use config::{RunConfig, SettingError};

@@ -129,6 +129,18 @@ impl FailureCounts {
     }
 }
 
+/// Phrases of the loop's own notes and results, which no file the task asks for
+/// holds: a write whose text carries one copies the harness, not the workspace.
+pub(crate) const NOTE_PHRASES: [&str; 7] = [
+    "You already made exactly this call",
+    "Your last reply was empty",
+    "That was not an answer:",
+    "it is the file this task asks you to write",
+    "Find what goes in it first (search or read",
+    "Do not repeat it: use this result",
+    "Repeating it will fail the same way",
+];
+
 /// The note for an unreadable reply.
 pub fn format_note(reason: &str, example: &str) -> String {
     format!("Your last reply could not be read: {reason}. Write a call exactly like this:\n{example}\nor answer in plain text if the task is done.")
@@ -168,8 +180,16 @@ pub fn repeated_success_note(previous: &str) -> String {
 
 /// The result given instead of running the same failing call again.
 pub fn repetition_note(previous_error: &str) -> String {
-    let first_line = previous_error.lines().next().unwrap_or_default();
-    format!("You already made exactly this call and it failed: {first_line}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
+    // The whole error (shortened): its later lines may hold the next move (the lines
+    // the missing output file's note shows, a command's output).
+    const SHOWN: usize = 1200;
+    let shown: String = previous_error.trim().chars().take(SHOWN).collect();
+    let cut = if previous_error.trim().chars().count() > SHOWN {
+        "\n[…]"
+    } else {
+        ""
+    };
+    format!("You already made exactly this call and it failed: {shown}{cut}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
 }
 
 #[cfg(test)]

@@ -150,7 +150,9 @@ impl<B: Backend> Agent<B> {
             run.answer_only = false;
             run.account(&completion);
             events.emit(&turn_event(&run, &completion));
-            let step = self.strategy.read(&completion, self.read_context(&run));
+            let step = self
+                .strategy
+                .read(&completion, self.read_context(&run, &completion));
             let flow = self.take(step, &mut run, &completion, events).await;
             if let Some(end) = self.advance(&mut run, flow) {
                 break end;
@@ -189,6 +191,9 @@ impl<B: Backend> Agent<B> {
         if self.strategy.guards_answers() {
             run.memory.output_file = crate::guards::output_file(task)
                 .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
+            if run.memory.output_file.is_some() {
+                run.memory.search_words = crate::task_words::search_words(task, 6);
+            }
             run.memory.file_to_change = crate::guards::file_to_change(task).and_then(|file| {
                 let hash = crate::guards::content_hash(&self.executor.workspace, &file)?;
                 Some((file, hash))
@@ -354,11 +359,17 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    fn read_context<'a>(&'a self, run: &'a RunState) -> ReadContext<'a> {
+    fn read_context<'a>(&'a self, run: &'a RunState, completion: &Completion) -> ReadContext<'a> {
+        let memory = &run.memory;
+        let new_call = completion.reply.calls.iter().any(|call| {
+            let key = crate::validate::call_key(&call.name, &call.arguments);
+            !memory.succeeded_calls.contains_key(&key) && !memory.failed_calls.contains_key(&key)
+        });
         ReadContext {
             family: self.info.family,
             tool_names: &self.tool_names,
             latest_failure: run.latest_failure.as_deref(),
+            new_call,
         }
     }
 

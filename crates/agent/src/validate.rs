@@ -63,8 +63,13 @@ pub(crate) struct ReadyCall {
 impl ReadyCall {
     /// The identity of a call for repetition checks: name and canonical arguments.
     pub(crate) fn key(&self) -> String {
-        format!("{}\u{0}{}", self.name, self.arguments)
+        call_key(&self.name, &self.arguments)
     }
+}
+
+/// What tells one call from another: its name and arguments.
+pub(crate) fn call_key(name: &str, arguments: &Value) -> String {
+    format!("{name}\u{0}{arguments}")
 }
 
 /// A call the loop refuses to run: its class, the detail for the trace, the note.

@@ -198,6 +198,8 @@ pub struct ReplyReader<'a> {
     outside: Vec<ReplyProblem>,
     /// Calls came structured (not in the text).
     structured: bool,
+    /// The reply was cut for repeating itself (see [`ReplyReader::finish_looped`]).
+    looped: bool,
 }
 
 impl ModelFormat {
@@ -248,6 +250,7 @@ impl<'a> ReplyReader<'a> {
             hold: Hold::default(),
             outside: Vec::new(),
             structured: false,
+            looped: false,
         }
     }
 
@@ -279,6 +282,15 @@ impl<'a> ReplyReader<'a> {
                 self.take(events)
             }
         }
+    }
+
+    /// Ends a reply that was cut for repeating itself: read as a cut reply, except
+    /// that calls in a wrapper are read from its lines written in full (the partial
+    /// last line left out, a fence it left open closed): a small model that writes one
+    /// call over and over has still written that call.
+    pub fn finish_looped(mut self) -> ReadOutcome {
+        self.looped = true;
+        self.finish(true)
     }
 
     /// Ends the reply (`cut_off`: the token limit ended it).
@@ -313,7 +325,11 @@ impl<'a> ReplyReader<'a> {
         let mut released = true;
         if self.calls.is_empty() && problems.is_empty() && self.mode.repair {
             let text = content.clone().unwrap_or_default();
-            match calls_then_text(held) {
+            let complete = match self.looped {
+                true => complete_lines(held),
+                false => held.to_string(),
+            };
+            match calls_then_text(&complete) {
                 Some((raw, after)) => match self.wrapped(raw) {
                     Ok(calls) => {
                         format_repair = Some(format!(
@@ -503,6 +519,17 @@ impl<'a> ReplyReader<'a> {
             Some(self.family.call_text(&name, &c.arguments))
         })
     }
+}
+
+/// The lines of `text` written in full (what follows its last line break left out),
+/// with a closing fence when an opened one was left open.
+fn complete_lines(text: &str) -> String {
+    let whole = text.rfind('\n').map_or("", |at| &text[..at]);
+    let mut out = whole.trim_end().to_string();
+    if out.matches("```").count() % 2 == 1 {
+        out.push_str("\n```");
+    }
+    out
 }
 
 #[cfg(test)]

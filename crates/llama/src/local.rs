@@ -181,7 +181,10 @@ impl Backend for LocalBackend {
                 output.stop_reason,
                 StopReason::MaxTokens | StopReason::ContextFull
             );
-        let read = reader.finish(cut_off);
+        let read = match looped {
+            true => reader.finish_looped(),
+            false => reader.finish(cut_off),
+        };
         events.events(read.events);
         Ok(Completion {
             cut_off,

@@ -153,7 +153,10 @@ impl Backend for ScriptedBackend {
             self.format
                 .reader(request.tools.as_deref(), &request.choice, request.read);
         events.events(reader.push(&reply.text));
-        let read = reader.finish(reply.cut_off);
+        let read = match reply.looped {
+            true => reader.finish_looped(),
+            false => reader.finish(reply.cut_off),
+        };
         events.events(read.events);
         Ok(Completion {
             completion_tokens: reply.text.len() / 4 + 1,

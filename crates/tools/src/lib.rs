@@ -29,5 +29,5 @@ pub use outcome::{Access, ToolOutcome};
 pub use registry::Registry;
 pub use sandbox::{landlock_abi, SandboxMode, UnknownSandboxMode};
 pub use tool::Tool;
-pub use tools::{EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
+pub use tools::{word_lines, EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
 pub use workspace::{Workspace, WorkspaceError};

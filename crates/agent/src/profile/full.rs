@@ -1,7 +1,8 @@
 //! `full`: everything rein has. A lazy call grammar (free text until the family's call
 //! marker), the repairing reader (bare JSON calls, obvious name variants), a note that
 //! says what to fix for every failure, a larger allowance for a call the limit cut
-//! (a reply cut for looping is retried with a note instead),
+//! (a reply cut for looping is retried with a note instead, unless its complete calls
+//! include a new one: those run),
 //! calls-only decoding after a call written in the wrong format, and the verification
 //! guard.
 
@@ -41,6 +42,11 @@ impl Strategy for Full {
 
     fn read(&self, completion: &Completion, context: ReadContext<'_>) -> Step {
         let reply = &completion.reply;
+        if completion.looped && !reply.calls.is_empty() && context.new_call {
+            // A first plan that repeats its call over and over (`read_file` of one path
+            // eight times): the calls written in full run, identical ones once.
+            return Step::calls(reply);
+        }
         if completion.looped {
             // Cut early for repeating itself: a larger allowance would only repeat
             // more. The retry samples hotter (see the retry heat).

@@ -546,6 +546,37 @@ fn a_conversation_marker_as_an_argument_is_not_written() {
 }
 
 #[test]
+fn a_note_of_the_harness_copied_as_content_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let read = call("read_file", r#"{"path": "a.txt"}"#);
+    let r = run(
+        dir.path(),
+        vec![
+            read.clone(),
+            read,
+            call(
+                "write_file",
+                r#"{"path": "out.md", "content": "You already made exactly this call, and nothing has changed since. Its result was:\n1| alpha\n"}"#,
+            ),
+            call("write_file", r#"{"path": "out.md", "content": "alpha\n"}"#),
+            "Wrote out.md.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Wrote out.md."));
+    let outputs = tool_outputs(&r.events);
+    assert!(
+        outputs[2].starts_with("Not run: `content` holds a note of the harness (\"You already made exactly this call…\")"),
+        "{}",
+        outputs[2]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.md")).unwrap(),
+        "alpha\n"
+    );
+}
+
+#[test]
 fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let r = run(
@@ -796,6 +827,137 @@ fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
 }
 
 #[test]
+fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/a.py"),
+        "x = 1\n# FIXME: merge inputs\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.py"),
+        "# FIXME: threshold\nfixme_count = 0\n",
+    )
+    .unwrap();
+    let task = "Find every FIXME comment and write them all into a new file FIXES.md.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("list_dir", r#"{"path": "FIXES.md"}"#),
+            "FIXES.md is written.".into(),
+            "FIXES.md is written.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let outputs = tool_outputs(&r.events);
+    let note = &outputs[0];
+    assert!(
+        note.contains("The task's word `FIXME` is on these 2 lines:\n```\nb.py:1:"),
+        "{note}"
+    );
+    assert!(note.contains("b.py:1: # FIXME: threshold"), "{note}");
+    assert!(note.contains("src/a.py:2: # FIXME: merge inputs"), "{note}");
+    assert!(!note.contains("fixme_count"), "{note}");
+    assert!(
+        note.contains("write `FIXES.md` now with write_file"),
+        "{note}"
+    );
+
+    // A write of the file that keeps `path:line:` for some shown lines and not for
+    // others says which it left out.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "# FIXME: one\n# FIXME: two\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "FIXES.md"}"#),
+            call(
+                "write_file",
+                r##"{"path": "FIXES.md", "content": "# FIXME: one\na.py:2: # FIXME: two\n"}"##,
+            ),
+            "done".into(),
+            "done".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let outputs = tool_outputs(&r.events);
+    assert!(
+        outputs[1].ends_with("`FIXES.md` has 1 of the 2 lines shown for the task's word with their `path:line:`; it lacks:\na.py:1: # FIXME: one\nIf the task asks for all of them, write `FIXES.md` again with every line, as shown:\n```\na.py:1: # FIXME: one\na.py:2: # FIXME: two\n```"),
+        "{}",
+        outputs[1]
+    );
+
+    // A write to the same name in other letters says which file the task asks for.
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("write_file", r#"{"path": "fixes.md", "content": "x\n"}"#),
+            "done".into(),
+            "done".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let outputs = tool_outputs(&r.events);
+    assert!(
+        outputs[0].ends_with("that file does not exist yet: write the content to `FIXES.md`."),
+        "{}",
+        outputs[0]
+    );
+
+    // A word no line holds leaves the plain note.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Put every FIXME note into a new file FIXES.md.",
+        vec![
+            call("read_file", r#"{"path": "FIXES.md"}"#),
+            "done".into(),
+            "done".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let outputs = tool_outputs(&r.events);
+    assert!(
+        outputs[0].ends_with("Find what goes in it first (search or read the files that hold it), then write it with write_file."),
+        "{}",
+        outputs[0]
+    );
+}
+
+#[test]
+fn a_reply_that_opens_with_a_failed_call_again_leads_with_its_new_call() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let missing = call("read_file", r#"{"path": "nowhere.txt"}"#);
+    let r = run_task(
+        dir.path(),
+        "Read nowhere.txt, or else list the folder.",
+        vec![
+            missing.clone(),
+            [missing, call("list_dir", r#"{"path": "."}"#)].join("\n"),
+            "The folder holds a.txt.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(tools_run(&r.events), ["read_file", "list_dir"]);
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::CallsDeferred { .. })));
+}
+
+#[test]
 fn a_loop_after_a_step_that_worked_is_retried_as_an_answer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
@@ -813,6 +975,24 @@ fn a_loop_after_a_step_that_worked_is_retried_as_an_answer() {
         "decoded as an answer"
     );
     assert!(seen(&r, 2).contains("The latest result was:"));
+}
+
+#[test]
+fn a_first_reply_that_loops_on_a_new_call_runs_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let read = call("read_file", r#"{"path": "a.txt"}"#);
+    let mut backend = ScriptedBackend::new(Vec::<String>::new(), true);
+    backend.push_looped(format!("{read}\n{read}\n{read}\n{read}"));
+    backend.push("a.txt holds alpha.");
+    let r = run_backend(dir.path(), backend, RunConfig::new(Profile::Full));
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt holds alpha."));
+    assert_eq!(tools_run(&r.events), ["read_file"]);
+    assert!(
+        recoveries(&r.events).is_empty(),
+        "{:?}",
+        recoveries(&r.events)
+    );
 }
 
 #[test]

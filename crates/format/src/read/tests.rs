@@ -173,3 +173,30 @@ fn prose_may_follow_wrapped_calls_and_doubled_braces_are_read() {
         assert!(reply.calls.is_empty(), "{text}");
     }
 }
+
+#[test]
+fn a_reply_cut_for_looping_keeps_the_calls_it_wrote_in_full() {
+    let tools = tools();
+    let call = r#"{"name":"read_file","arguments":{"path":"TODO.md"}}"#;
+    let text = format!("```json\n{call}\n{call}\n{call}\n{{\"name\":\"read_f");
+    let looped = |text: &str| {
+        let mut reader = ReplyReader::new(
+            Family::Hermes,
+            Some(&tools),
+            &ToolChoice::Auto,
+            ReadMode::REPAIR,
+        );
+        reader.push(text);
+        reader.finish_looped().reply
+    };
+    let reply = looped(&text);
+    assert_eq!(reply.calls.len(), 3, "{reply:?}");
+    assert_eq!(reply.calls[0].name, "read_file");
+    assert_eq!(reply.calls[0].arguments, json!({"path": "TODO.md"}));
+    // The same text cut by the token limit is not read as calls.
+    assert!(read(&text, true, ToolChoice::Auto, ReadMode::REPAIR)
+        .calls
+        .is_empty());
+    // Prose that loops holds no call.
+    assert!(looped("The files are a a a a\na a a a").calls.is_empty());
+}

@@ -17,6 +17,7 @@ mod shell_output;
 mod shell_process;
 mod spec;
 mod verification;
+mod word_lines;
 mod write_file;
 
 pub use edit_file::EditFile;
@@ -24,4 +25,5 @@ pub use list_dir::ListDir;
 pub use read_file::ReadFile;
 pub use search::Search;
 pub use shell::Shell;
+pub use word_lines::word_lines;
 pub use write_file::WriteFile;

@@ -24,7 +24,7 @@ const NAME: &str = "search";
 /// Matches counted at most before the count is reported as a lower bound.
 const MAX_COUNTED: usize = 10_000;
 /// Files visited at most by one search.
-const MAX_FILES: usize = 100_000;
+pub(crate) const MAX_FILES: usize = 100_000;
 /// Characters of a matching line shown.
 const LINE_CHARS: usize = 200;
 

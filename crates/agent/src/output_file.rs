@@ -1,0 +1,113 @@
+//! What the results say about the task's output file while it does not exist: a look
+//! at it shows the workspace lines that hold the task's own word (`TODO`), a write of
+//! it under another letter case names the file, and a write that drops `path:line:`
+//! from some of the lines shown says which.
+
+use std::sync::Arc;
+
+use crate::execute::{CallOutcome, Executor, Memory};
+use crate::validate::ReadyCall;
+
+/// Lines shown at most for the task's word when the output file is looked for.
+const WORD_LINES: usize = 20;
+
+impl Executor {
+    /// A failed read, listing or search of the task's output file, while it does not
+    /// exist: the tool's message is replaced by what the file is and the next move, with
+    /// the workspace's lines that hold the task's own word (`TODO`) when a few do.
+    pub(crate) async fn output_file_note(
+        &self,
+        outcome: CallOutcome,
+        call: &ReadyCall,
+        memory: &mut Memory,
+    ) -> CallOutcome {
+        let Some(file) = memory.output_file.clone() else {
+            return outcome;
+        };
+        let path = call.arguments["path"].as_str().unwrap_or_default();
+        let (path, file) = (path.trim_start_matches("./"), file.trim_start_matches("./"));
+        let exists = self.workspace.root().join(file).exists();
+        let other_case = path != file && path.eq_ignore_ascii_case(file);
+        if outcome.ok && call.name == "write_file" && other_case && !exists {
+            let mut outcome = outcome;
+            outcome.text.push_str(&format!(
+                "\nThe task asks for `{file}`, with its letters' case as written there, and that file does not exist yet: write the content to `{file}`."
+            ));
+            return outcome;
+        }
+        if outcome.ok && call.name == "write_file" && path == file {
+            let content = call.arguments["content"].as_str().unwrap_or_default();
+            let mut outcome = outcome;
+            outcome
+                .text
+                .push_str(&left_out_note(&memory.word_lines, content, file));
+            return outcome;
+        }
+        if outcome.ok || path != file || call.name == "write_file" || exists {
+            return outcome;
+        }
+        let mut text =
+            format!("`{file}` does not exist yet: it is the file this task asks you to write. ");
+        match self.task_word_lines(&memory.search_words).await {
+            Some((word, lines)) => {
+                text.push_str(&format!(
+                "What goes in it comes from the workspace's files. The task's word `{word}` is on {}:\n```\n{}\n```\nIf they are what the task asks for, write `{file}` now with write_file (its whole content); otherwise search or read the files that hold it.",
+                match lines.len() {
+                    1 => "this line".to_string(),
+                    n => format!("these {n} lines"),
+                },
+                lines.join("\n")
+                ));
+                memory.word_lines = lines;
+            }
+            None => text.push_str(
+                "Find what goes in it first (search or read the files that hold it), then write it with write_file.",
+            ),
+        }
+        CallOutcome::failed(text)
+    }
+
+    /// The first of `words` that a few lines of the workspace hold, with those lines
+    /// as `search` lists them.
+    async fn task_word_lines(&self, words: &[String]) -> Option<(String, Vec<String>)> {
+        let workspace = Arc::clone(&self.workspace);
+        let words = words.to_vec();
+        let found = tokio::task::spawn_blocking(move || {
+            words.into_iter().find_map(|word| {
+                let lines = rein_tools::word_lines(&workspace, &word, WORD_LINES)?;
+                Some((word, lines))
+            })
+        });
+        found.await.ok().flatten()
+    }
+}
+
+/// After a write of the output file: the lines the missing-file note showed whose
+/// `path:line` the content leaves out while it has another's (the model kept the
+/// format for some lines and dropped it for others), as a note; empty otherwise.
+fn left_out_note(shown: &[String], content: &str, file: &str) -> String {
+    let place = |line: &String| -> Option<String> {
+        let mut parts = line.splitn(3, ':');
+        Some(format!("{}:{}:", parts.next()?, parts.next()?))
+    };
+    let places: Vec<(String, &String)> = shown
+        .iter()
+        .filter_map(|line| Some((place(line)?, line)))
+        .collect();
+    let missing: Vec<&String> = places
+        .iter()
+        .filter(|(place, _)| !content.contains(place.as_str()))
+        .map(|(_, line)| *line)
+        .collect();
+    if missing.is_empty() || missing.len() == places.len() {
+        return String::new();
+    }
+    let all: Vec<&str> = places.iter().map(|(_, line)| line.as_str()).collect();
+    format!(
+        "\n`{file}` has {} of the {} lines shown for the task's word with their `path:line:`; it lacks:\n{}\nIf the task asks for all of them, write `{file}` again with every line, as shown:\n```\n{}\n```",
+        places.len() - missing.len(),
+        places.len(),
+        missing.iter().map(|l| l.as_str()).collect::<Vec<_>>().join("\n"),
+        all.join("\n")
+    )
+}
