@@ -103,6 +103,11 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::CallsOnly)
                     }
+                    // The retry is the write itself, or another step before it.
+                    Held::NothingWritten => {
+                        run.answer_only = false;
+                        (FailureClass::MissingOutput, RetryMode::CallsOnly)
+                    }
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
                     Held::PlannedCalls(_) | Held::Unsupported(_) => {
@@ -220,6 +225,12 @@ impl<B: Backend> Agent<B> {
                 {
                     return Some(held);
                 }
+            }
+            if run.memory.expects_write
+                && run.memory.changes == 0
+                && run.holds.has_room(&Held::NothingWritten)
+            {
+                return Some(Held::NothingWritten);
             }
             let planned = Held::PlannedCalls(run.memory.planned.clone());
             if !run.memory.planned.is_empty() && run.holds.has_room(&planned) {

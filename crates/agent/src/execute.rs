@@ -103,6 +103,9 @@ pub(crate) struct Memory {
     pub search_words: Vec<String>,
     /// The lines that note showed for one of those words.
     pub word_lines: Vec<String>,
+    /// The task asks for a new file that `output_file` could not name (`full`): an
+    /// answer before any call wrote anything is held once.
+    pub expects_write: bool,
     /// The existing file the task asks to change, with a hash of its bytes at the
     /// start (`full`): an answer while it is unchanged is held once.
     pub file_to_change: Option<(String, u64)>,

@@ -25,6 +25,8 @@ pub(crate) enum Held {
     PlannedCalls(Vec<String>),
     /// The answer states a value no result shows.
     Unsupported(String),
+    /// The task asks for a new file and no call has written anything.
+    NothingWritten,
 }
 
 impl Held {
@@ -42,6 +44,7 @@ impl Held {
                 "The task asks you to change `{file}`, and it is still unchanged. Make that change now with edit_file (read or search the part to change first if you have not seen it), then reply with a short final answer."
             ),
             Held::Unsupported(value) => crate::supported::unsupported_note(value),
+            Held::NothingWritten => "Not done yet: the task asks for a file to be written, and no call has written anything. Write it now with write_file (the path and the content the task asks for, from the results above), then reply with a short final answer.".to_string(),
             Held::PlannedCalls(tools) => {
                 let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
                 format!(
@@ -61,6 +64,7 @@ impl Held {
             Held::Unchanged(_) => "unchanged_file",
             Held::PlannedCalls(_) => "planned_calls",
             Held::Unsupported(_) => "unsupported_value",
+            Held::NothingWritten => "nothing_written",
         }
     }
 }
@@ -80,6 +84,8 @@ pub(crate) struct HoldCounts {
     pub planned: u32,
     /// Unsupported-value holds.
     pub unsupported: u32,
+    /// Nothing-written holds.
+    pub nothing_written: u32,
 }
 
 impl HoldCounts {
@@ -97,6 +103,7 @@ impl HoldCounts {
             Held::Unchanged(_) => (&mut self.unchanged, 1),
             Held::PlannedCalls(_) => (&mut self.planned, 1),
             Held::Unsupported(_) => (&mut self.unsupported, 1),
+            Held::NothingWritten => (&mut self.nothing_written, 1),
         };
         if *count >= cap {
             return false;
@@ -184,9 +191,20 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
 }
 
 /// Whether `lower` opens with a call wrapper (`<tools>`, `<tool_call>`, `<function…`,
-/// a fence; `<tool_response>` is refused before this) that names one of `tools`: a call the reader could not take, never an
+/// a fence; `<tool_response>` is refused before this) that names one of `tools`, or is
+/// a call object (`{"name": …, "arguments": …`) the reader could not take: never an
 /// answer.
 fn opens_a_call(lower: &str, tools: &[String]) -> bool {
+    // A call object cut short or unbalanced (`{"name":"sort_numbers","arguments":{…}`)
+    // is a call whatever it names.
+    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    let call_object = ["{\"name\":", "[{\"name\":"]
+        .iter()
+        .any(|o| compact.starts_with(o))
+        && (compact.contains("\"arguments\":") || compact.contains("\"parameters\":"));
+    if call_object {
+        return true;
+    }
     let opens = ["<tools>", "<tool_call>", "<function", "```json"]
         .iter()
         .any(|o| lower.starts_with(o));
@@ -350,6 +368,23 @@ pub(crate) fn file_to_change(task: &str) -> Option<String> {
     (!file.contains("..") && !file.starts_with('/')).then_some(file)
 }
 
+/// Whether the task asks for a new file it does not name in a way
+/// [`output_file`] reads (`create the next migration: … its file name is
+/// <number>_add_orders_note.sql`), and does not say not to.
+pub(crate) fn asks_to_create(task: &str) -> bool {
+    let Ok(pattern) =
+        Regex::new(r"(?i)\b(?:create|creates|add|write|save)\b[^.!?\n]{0,120}?\bfile\b")
+    else {
+        return false;
+    };
+    let asks = pattern.find_iter(task).any(|found| {
+        let before = task[..found.start()].to_lowercase();
+        let before = before.trim_end();
+        !(before.ends_with("not") || before.ends_with("n't") || before.ends_with("never"))
+    });
+    asks
+}
+
 /// A hash of `file`'s bytes in `workspace` (inside it only), or `None` when it cannot
 /// be read.
 pub(crate) fn content_hash(workspace: &rein_tools::Workspace, file: &str) -> Option<u64> {
@@ -391,6 +426,7 @@ mod tests {
             "```json\n{{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}}\n```",
             "<tools>\n  <function>\n    <name>read_file</name>\n    <arguments>\n      <path>a.txt</path>\n    </arguments>\n  </function>\n</tools>",
             "({\"name\": \"list_dir\", \"arguments\": {\"path\": \"TODO.md\"}}",
+            "{\"name\":\"sort_numbers\",\"arguments\":{\"query\":\"[9, 2, 7]\"}",
             "To get the weather for Priya Nair's office, I need to first find the office id and then get the weather for that office. The office id is `OFF-07`, but the city name is not provided in the request.",
             "To find the name of the failing test and read why it fails, I'll search the log file for the pattern \"test failed\". The log file is named `test_output.log`.",
             "To reserve 10 units of product LMP-0042 at a warehouse that has at least 10 units in stock, you need to first get the product to see the stock of each warehouse.",
@@ -403,6 +439,7 @@ mod tests {
             "The secret is 42.",
             "I searched the files: there are 4 TODOs, written to TODO.md.",
             "```json\n{\"count\": 4}\n```",
+            "{\"name\": \"Alice\", \"age\": 31}",
             "To fix the failing test, I changed BULK_DISCOUNT_RATE to 0.15 in pricing.py.",
             "To answer: the weather in Trondheim is 7.2 °C.",
             "To sort the numbers 9, 2, and 7, you can use the `sort` function in Python.\n\nSo, the sorted numbers from smallest to largest are 2, 7, and 9.",
@@ -459,6 +496,19 @@ mod tests {
             "Write the code into a new file named incident.txt.",
         ] {
             assert_eq!(file_to_change(task), None, "{task}");
+        }
+    }
+
+    #[test]
+    fn a_task_that_asks_for_a_new_file_is_found() {
+        assert!(asks_to_create("List the folder to find the highest number in use. Then create the next migration: its number is one higher, written with 4 digits like the others, and its file name is <number>_add_orders_note.sql inside migrations/."));
+        assert!(asks_to_create("Add a file with the license text."));
+        for task in [
+            "Which file defines UserRepository?",
+            "Do not create any file; tell me the port.",
+            "Create a summary of the log. Then read the file notes.txt.",
+        ] {
+            assert!(!asks_to_create(task), "{task}");
         }
     }
 

@@ -198,6 +198,9 @@ impl<B: Backend> Agent<B> {
                 let hash = crate::guards::content_hash(&self.executor.workspace, &file)?;
                 Some((file, hash))
             });
+            run.memory.expects_write = crate::guards::output_file(task).is_none()
+                && run.memory.file_to_change.is_none()
+                && crate::guards::asks_to_create(task);
         }
         run
     }

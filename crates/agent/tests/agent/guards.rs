@@ -798,6 +798,52 @@ fn with_results_in_hand_a_missing_output_file_is_asked_for_as_a_write() {
 }
 
 #[test]
+fn an_answer_before_the_file_the_task_asks_for_is_written_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("migrations")).unwrap();
+    std::fs::write(dir.path().join("migrations/0001_init.sql"), "SELECT 1;\n").unwrap();
+    let task = "List migrations/ to find the highest number in use. Then create the next migration: its number is one higher, and its file name is <number>_note.sql inside migrations/.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("list_dir", r#"{"path": "migrations"}"#),
+            "The highest number in use is 0001.".into(),
+            call(
+                "write_file",
+                r#"{"path": "migrations/0002_note.sql", "content": "SELECT 2;\n"}"#,
+            ),
+            "Created migrations/0002_note.sql.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Created migrations/0002_note.sql.")
+    );
+    assert!(
+        seen(&r, 2)
+            .contains("the task asks for a file to be written, and no call has written anything"),
+        "{}",
+        seen(&r, 2)
+    );
+    assert!(dir.path().join("migrations/0002_note.sql").exists());
+
+    // Once: a second answer without a write ends the run.
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_task(
+        dir.path(),
+        "Create a file with the license text.",
+        vec!["Done.".into(), "Done.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Done."));
+    assert_eq!(recoveries(&r.events), vec!["missing_output"]);
+}
+
+#[test]
 fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
     let dir = tempfile::tempdir().unwrap();
     let task = "Find the words and write them into a new file OUT.md.";
