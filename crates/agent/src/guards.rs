@@ -354,12 +354,9 @@ pub(crate) fn file_to_change(task: &str) -> Option<String> {
         r#"(?i)\b(?:change|changes|fix|edit|update|modify|bump|correct|replace|set)\b[^.!?\n]{0,80}?\b(?:in|of)\s+(?:the\s+)?(?:file\s+)?[`'"]?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,8})\b"#,
     )
     .ok()?;
-    let found = pattern.captures_iter(task).find(|caps| {
-        let start = caps.get(0).map_or(0, |m| m.start());
-        let before = task[..start].to_lowercase();
-        let before = before.trim_end();
-        !(before.ends_with("not") || before.ends_with("n't") || before.ends_with("never"))
-    })?;
+    let found = pattern
+        .captures_iter(task)
+        .find(|caps| !negated_at(task, caps.get(0).map_or(0, |m| m.start())))?;
     let file = found
         .get(1)?
         .as_str()
@@ -377,12 +374,18 @@ pub(crate) fn asks_to_create(task: &str) -> bool {
     else {
         return false;
     };
-    let asks = pattern.find_iter(task).any(|found| {
-        let before = task[..found.start()].to_lowercase();
-        let before = before.trim_end();
-        !(before.ends_with("not") || before.ends_with("n't") || before.ends_with("never"))
-    });
+    let asks = pattern
+        .find_iter(task)
+        .any(|found| !negated_at(task, found.start()));
     asks
+}
+
+/// Whether the words of `task` just before byte `start` say not to ("do not",
+/// "don't", "never").
+fn negated_at(task: &str, start: usize) -> bool {
+    let before = task[..start].to_lowercase();
+    let before = before.trim_end();
+    before.ends_with("not") || before.ends_with("n't") || before.ends_with("never")
 }
 
 /// A hash of `file`'s bytes in `workspace` (inside it only), or `None` when it cannot

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::execute::{CallOutcome, Executor, Memory};
+use crate::run::WRITE_TOOL;
 use crate::validate::ReadyCall;
 
 /// Lines shown at most for the task's word when the output file is looked for.
@@ -26,16 +27,19 @@ impl Executor {
         };
         let path = call.arguments["path"].as_str().unwrap_or_default();
         let (path, file) = (path.trim_start_matches("./"), file.trim_start_matches("./"));
-        let exists = self.workspace.root().join(file).exists();
-        let other_case = path != file && path.eq_ignore_ascii_case(file);
-        if outcome.ok && call.name == "write_file" && other_case && !exists {
+        if !path.eq_ignore_ascii_case(file) {
+            return outcome;
+        }
+        let writes = call.name == WRITE_TOOL;
+        let exists = || self.workspace.root().join(file).exists();
+        if outcome.ok && writes && path != file && !exists() {
             let mut outcome = outcome;
             outcome.text.push_str(&format!(
                 "\nThe task asks for `{file}`, with its letters' case as written there, and that file does not exist yet: write the content to `{file}`."
             ));
             return outcome;
         }
-        if outcome.ok && call.name == "write_file" && path == file {
+        if outcome.ok && writes && path == file {
             let content = call.arguments["content"].as_str().unwrap_or_default();
             let mut outcome = outcome;
             outcome
@@ -43,7 +47,7 @@ impl Executor {
                 .push_str(&left_out_note(&memory.word_lines, content, file));
             return outcome;
         }
-        if outcome.ok || path != file || call.name == "write_file" || exists {
+        if outcome.ok || path != file || writes || exists() {
             return outcome;
         }
         let mut text =

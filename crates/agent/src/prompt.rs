@@ -62,6 +62,11 @@ pub(crate) fn result_excerpt(text: &str, limit: usize) -> String {
         .and_then(|t| t.strip_suffix(UNTRUSTED_CLOSE))
         .unwrap_or(text)
         .trim();
+    excerpt(text, limit)
+}
+
+/// At most `limit` characters of `text`, a cut marked with `[…]` on a line of its own.
+pub(crate) fn excerpt(text: &str, limit: usize) -> String {
     let mut shown: String = text.chars().take(limit).collect();
     if text.chars().count() > limit {
         shown.push_str("\n[…]");

@@ -141,6 +141,9 @@ pub(crate) const NOTE_PHRASES: [&str; 7] = [
     "Repeating it will fail the same way",
 ];
 
+/// Characters of an earlier result or error a repetition note shows at most.
+const NOTE_EXCERPT: usize = 1200;
+
 /// The note for an unreadable reply.
 pub fn format_note(reason: &str, example: &str) -> String {
     format!("Your last reply could not be read: {reason}. Write a call exactly like this:\n{example}\nor answer in plain text if the task is done.")
@@ -168,28 +171,16 @@ pub const LOOP_NOTE: &str = "Your last reply kept repeating the same text and wa
 /// The result given instead of running a call that already succeeded, when nothing
 /// has changed since: the earlier result (shortened) and what to do instead.
 pub fn repeated_success_note(previous: &str) -> String {
-    const SHOWN: usize = 1200;
-    let shown: String = previous.chars().take(SHOWN).collect();
-    let cut = if previous.chars().count() > SHOWN {
-        "\n[…]"
-    } else {
-        ""
-    };
-    format!("You already made exactly this call, and nothing has changed since. Its result was:\n{shown}{cut}\nDo not repeat it: use this result to answer the task, or make a different call.")
+    let shown = crate::prompt::excerpt(previous, NOTE_EXCERPT);
+    format!("You already made exactly this call, and nothing has changed since. Its result was:\n{shown}\nDo not repeat it: use this result to answer the task, or make a different call.")
 }
 
 /// The result given instead of running the same failing call again.
 pub fn repetition_note(previous_error: &str) -> String {
     // The whole error (shortened): its later lines may hold the next move (the lines
     // the missing output file's note shows, a command's output).
-    const SHOWN: usize = 1200;
-    let shown: String = previous_error.trim().chars().take(SHOWN).collect();
-    let cut = if previous_error.trim().chars().count() > SHOWN {
-        "\n[…]"
-    } else {
-        ""
-    };
-    format!("You already made exactly this call and it failed: {shown}{cut}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
+    let shown = crate::prompt::excerpt(previous_error.trim(), NOTE_EXCERPT);
+    format!("You already made exactly this call and it failed: {shown}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
 }
 
 #[cfg(test)]

@@ -364,10 +364,13 @@ impl<B: Backend> Agent<B> {
 
     fn read_context<'a>(&'a self, run: &'a RunState, completion: &Completion) -> ReadContext<'a> {
         let memory = &run.memory;
-        let new_call = completion.reply.calls.iter().any(|call| {
-            let key = crate::validate::call_key(&call.name, &call.arguments);
-            !memory.succeeded_calls.contains_key(&key) && !memory.failed_calls.contains_key(&key)
-        });
+        // Only a reply cut for looping asks (see the `full` profile).
+        let new_call = completion.looped
+            && completion.reply.calls.iter().any(|call| {
+                let key = crate::validate::call_key(&call.name, &call.arguments);
+                !memory.succeeded_calls.contains_key(&key)
+                    && !memory.failed_calls.contains_key(&key)
+            });
         ReadContext {
             family: self.info.family,
             tool_names: &self.tool_names,

@@ -187,8 +187,8 @@ pub(crate) struct ReadContext<'a> {
     pub tool_names: &'a [String],
     /// The first line of the latest step's failure, when its last call failed.
     pub latest_failure: Option<&'a str>,
-    /// The reply holds a complete call that no earlier call made (with the same
-    /// arguments).
+    /// The reply was cut for looping and holds a complete call that no earlier call
+    /// made (with the same arguments).
     pub new_call: bool,
 }
 
