@@ -4,6 +4,7 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
+use crate::described_edit::{described_edit, LineEdit};
 use crate::guards::{
     already_ran_note, content_hash, explained_steps_note, missing_output, named_tool,
     not_an_answer, Held, NotAnswer,
@@ -11,7 +12,7 @@ use crate::guards::{
 use crate::named_files::meant_file;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
+use crate::run::{Agent, Flow, EDIT_TOOL, LIST_TOOL, READ_TOOL, WRITE_TOOL};
 use crate::state::RunState;
 use crate::supported::unsupported_value;
 
@@ -125,6 +126,26 @@ impl<B: Backend> Agent<B> {
                         "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above. Then reply with a short final answer."
                     ),
                     (Held::NotAnAnswer(_), _) => self.with_meant_file(run, &text, other.note()),
+                    (Held::Unchanged(file), _) => match self.described_edit(file, &text) {
+                        Some(edit) => format!(
+                            "{}\nYour answer describes this change; make it with:\n{}",
+                            other.note(),
+                            self.edit_call(file, &edit)
+                        ),
+                        None => other.note(),
+                    },
+                    (Held::DescribedEdit(file, edit), _) => format!(
+                        "Not done yet: `{file}` is still unchanged, and your answer describes the change. Make it now:\n{}\nthen reply with a short final answer.",
+                        self.edit_call(file, edit)
+                    ),
+                    (Held::NotLooked(Some(named)), _) => {
+                        match self.look_first(named, "answer from what it shows") {
+                            Some(look) => format!(
+                                "Not answered yet: no call has looked at the workspace. {look}"
+                            ),
+                            None => other.note(),
+                        }
+                    }
                     _ => other.note(),
                 };
                 self.retry(run, class, &detail, Some(note), mode, events)
@@ -197,6 +218,69 @@ impl<B: Backend> Agent<B> {
         }
     }
 
+    /// The hold of an answer given before any call ran, in a task about the
+    /// workspace: it names a path that is there, or the answer names a file that is
+    /// not (the model answering from what it imagines).
+    fn not_looked(&self, run: &RunState, text: &str) -> Option<Held> {
+        if run.tool_calls > 0 || !self.tool_names.iter().any(|t| t == READ_TOOL) {
+            return None;
+        }
+        let held = match run.memory.task_paths.first() {
+            Some(named) => Held::NotLooked(Some(named.clone())),
+            None => {
+                let task = run.history.get(1)?.content.as_deref()?;
+                let workspace = &self.executor.workspace;
+                let imagined = crate::task_paths::asks_about_files(task)
+                    && crate::task_paths::absent_file(text, workspace).is_some();
+                if !imagined {
+                    return None;
+                }
+                Held::NotLooked(None)
+            }
+        };
+        run.holds.has_room(&held).then_some(held)
+    }
+
+    /// The sentences that send a model to the path the task names, with the call that
+    /// looks at it and what to do `then`; `None` when the tool for it is not offered.
+    pub(crate) fn look_first(
+        &self,
+        named: &crate::task_paths::TaskPath,
+        then: &str,
+    ) -> Option<String> {
+        let tool = match named.dir {
+            true => LIST_TOOL,
+            false => READ_TOOL,
+        };
+        self.tool_names.iter().any(|t| t == tool).then(|| {
+            format!(
+                "The task names `{}`, which is in the workspace. Look at it first:\n{}\nthen {then}.",
+                named.path,
+                self.info
+                    .family
+                    .call_text(tool, &serde_json::json!({ "path": named.path }))
+            )
+        })
+    }
+
+    /// The one-line edit of `file` that `text` describes, if it describes one.
+    fn described_edit(&self, file: &str, text: &str) -> Option<LineEdit> {
+        if !self.tool_names.iter().any(|t| t == EDIT_TOOL) {
+            return None;
+        }
+        let path = self.executor.workspace.resolve(file).ok()?;
+        let content = std::fs::read_to_string(path).ok()?;
+        described_edit(text, &content)
+    }
+
+    /// The `edit_file` call that makes `edit` in `file`, in the model's call syntax.
+    fn edit_call(&self, file: &str, edit: &LineEdit) -> String {
+        self.info.family.call_text(
+            EDIT_TOOL,
+            &serde_json::json!({"path": file, "old_string": edit.old, "new_string": edit.new}),
+        )
+    }
+
     /// Why `text` is not the final answer yet, if it is not.
     fn held(&self, run: &RunState, text: &str) -> Option<Held> {
         if !self.strategy.guards_answers() {
@@ -219,11 +303,18 @@ impl<B: Backend> Agent<B> {
                 }
             }
             if let Some((file, hash)) = &run.memory.file_to_change {
-                let held = Held::Unchanged(file.clone());
-                if run.holds.has_room(&held)
-                    && content_hash(&self.executor.workspace, file) == Some(*hash)
-                {
-                    return Some(held);
+                if content_hash(&self.executor.workspace, file) == Some(*hash) {
+                    let held = Held::Unchanged(file.clone());
+                    if run.holds.has_room(&held) {
+                        return Some(held);
+                    }
+                    // Held once more when the answer says which line to change.
+                    if let Some(edit) = self.described_edit(file, text) {
+                        let held = Held::DescribedEdit(file.clone(), edit);
+                        if run.holds.has_room(&held) {
+                            return Some(held);
+                        }
+                    }
                 }
             }
             if run.memory.expects_write
@@ -231,6 +322,9 @@ impl<B: Backend> Agent<B> {
                 && run.holds.has_room(&Held::NothingWritten)
             {
                 return Some(Held::NothingWritten);
+            }
+            if let Some(held) = self.not_looked(run, text) {
+                return Some(held);
             }
             let planned = Held::PlannedCalls(run.memory.planned.clone());
             if !run.memory.planned.is_empty() && run.holds.has_room(&planned) {

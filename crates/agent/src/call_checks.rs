@@ -1,7 +1,8 @@
 //! The checks `full` makes between validation and execution: the run's first calls
 //! held once when none takes a value from the request (`grounding`), calls with an
 //! identifier nothing showed answered instead of run (`guesses`), the request written
-//! over a file not run (`copies`), and a failure next to another tool's success in the
+//! over a file not run (`copies`), a write over a file the run never read not run
+//! (`unread_writes`), and a failure next to another tool's success in the
 //! same reply explained.
 
 use rein_engine::Backend;
@@ -13,8 +14,9 @@ use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow};
+use crate::run::{Agent, Flow, READ_TOOL};
 use crate::state::RunState;
+use crate::unread_writes::unread_overwrite_note;
 use crate::validate::ReadyCall;
 
 impl<B: Backend> Agent<B> {
@@ -36,9 +38,19 @@ impl<B: Backend> Agent<B> {
                 if let Some(value) = guessed_identifier(call, &run.history, root) {
                     return Some(CallOutcome::guessed(guessed_note(&call.name, &value)));
                 }
-                copied_request_note(call, &run.history, root)
+                let read_call = |path: &str| {
+                    self.info
+                        .family
+                        .call_text(READ_TOOL, &serde_json::json!({ "path": path }))
+                };
+                let workspace = &self.executor.workspace;
+                let refused = copied_request_note(call, &run.history, root)
                     .or_else(|| copied_note_note(call))
-                    .map(CallOutcome::failed)
+                    .map(CallOutcome::failed);
+                refused.or_else(|| {
+                    unread_overwrite_note(call, workspace, &run.memory.seen_files, read_call)
+                        .map(CallOutcome::until_step)
+                })
             })
             .collect();
         let runnable: Vec<ReadyCall> = ready

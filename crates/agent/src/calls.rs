@@ -154,7 +154,7 @@ impl<B: Backend> Agent<B> {
             ) {
                 exhausted = Some(class);
             }
-            if !outcome.repeated {
+            if !outcome.repeated && !outcome.until_step {
                 let changes = run.memory.changes;
                 run.memory
                     .failed_calls
@@ -165,7 +165,7 @@ impl<B: Backend> Agent<B> {
         run.latest_failure = outcomes
             .last()
             .filter(|outcome| !outcome.ok && !outcome.repeated_success)
-            .map(|outcome| outcome.text.lines().next().unwrap_or_default().to_string());
+            .map(|outcome| failure_line(&outcome.text));
         let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
         self.strategy.record(
             Exchange {
@@ -274,5 +274,43 @@ fn refuse_copied_result(
             , call.name),
             shows_result: false,
         }),
+    }
+}
+
+/// What a failed call's result says, on one line: without the untrusted-data wrapper
+/// and the shell's `cwd:` line (a command's failure is its exit code and output), at
+/// most 300 characters.
+fn failure_line(text: &str) -> String {
+    let text = crate::prompt::result_excerpt(text, 2000);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("cwd: "))
+        .collect();
+    let joined = match lines.first() {
+        Some(first) if first.starts_with("exit code: ") => lines.join(" "),
+        Some(first) => first.to_string(),
+        None => String::new(),
+    };
+    crate::prompt::excerpt(&joined, 300).replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_is_told_by_what_it_says_not_by_its_wrapper() {
+        let shell = crate::prompt::wrap_untrusted(
+            "exit code: 127\ncwd: .\noutput:\n/bin/sh: 2: new: not found",
+        );
+        assert_eq!(
+            failure_line(&shell),
+            "exit code: 127 output: /bin/sh: 2: new: not found"
+        );
+        assert_eq!(
+            failure_line("`notes.txt` does not exist.\nUse list_dir to see what is there."),
+            "`notes.txt` does not exist."
+        );
     }
 }

@@ -83,6 +83,20 @@ pub fn compact(
     if over(history) && recent_from <= last {
         shorten(history, last);
     }
+    // Summaries of long lines can still be too long: then results are cut to their
+    // first lines, oldest first, the newest last.
+    let mut cut = |history: &mut [Message], index: usize| {
+        if pinned.contains(&index) || !over(history) {
+            return;
+        }
+        if let Some(short) = cut_of(&history[index]) {
+            history[index].content = Some(short);
+            summarized += 1;
+        }
+    };
+    for index in 0..history.len() {
+        cut(history, index);
+    }
     (summarized > 0).then(|| Compaction {
         tokens_before,
         tokens_after: total(history),
@@ -94,11 +108,62 @@ pub fn compact(
 /// yet, and only when it is shorter.
 fn summary_of(message: &Message) -> Option<String> {
     let content = message.content.as_deref()?;
-    if message.role != Role::Tool || content.starts_with(SUMMARY_MARK) {
+    if message.role != Role::Tool
+        || content.starts_with(SUMMARY_MARK)
+        || content.starts_with(CUT_MARK)
+    {
         return None;
     }
     let summary = summarize(content);
     (summary.len() < content.len()).then_some(summary)
+}
+
+/// What replaces a tool result (or its summary) when even summaries do not fit: its
+/// first [`CUT_LINES`] lines, each at most [`CUT_LINE_CHARS`] characters; `None` when it
+/// was cut already or is no shorter.
+fn cut_of(message: &Message) -> Option<String> {
+    let content = message.content.as_deref()?;
+    if message.role != Role::Tool || content.starts_with(CUT_MARK) {
+        return None;
+    }
+    let lines: Vec<&str> = content
+        .lines()
+        .filter(|line| !line.starts_with(SUMMARY_MARK))
+        .collect();
+    let shown: Vec<String> = lines
+        .iter()
+        .take(CUT_LINES)
+        .map(|line| bounded_line(line, CUT_LINE_CHARS))
+        .collect();
+    let short = format!(
+        "{CUT_MARK} only the first lines are kept, to fit the context; read a smaller part (offset, limit) or search for what you need]\n{}",
+        shown.join("\n")
+    );
+    (short.len() < content.len()).then_some(short)
+}
+
+/// How a result cut to fit starts (so it is never cut twice).
+const CUT_MARK: &str = "[cut:";
+
+/// Lines a cut result keeps.
+const CUT_LINES: usize = 3;
+
+/// Characters of one line a summary keeps.
+const LINE_CHARS: usize = 200;
+
+/// Characters of one line a cut result keeps.
+const CUT_LINE_CHARS: usize = 120;
+
+/// `line`, at most `limit` characters, a cut marked.
+fn bounded_line(line: &str, limit: usize) -> String {
+    match line.chars().count() > limit {
+        true => format!(
+            "{}[… {} more chars]",
+            line.chars().take(limit).collect::<String>(),
+            line.chars().count() - limit
+        ),
+        false => line.to_string(),
+    }
 }
 
 /// The messages that never change: the system prompt, the task and the latest user
@@ -153,11 +218,11 @@ fn summarize(content: &str) -> String {
             kept += 1;
         }
     }
-    let shown: Vec<&str> = lines
+    let shown: Vec<String> = lines
         .iter()
         .zip(&keep)
         .filter(|(_, keep)| **keep)
-        .map(|(line, _)| *line)
+        .map(|(line, _)| bounded_line(line, LINE_CHARS))
         .collect();
     format!(
         "{SUMMARY_MARK} {} of {} lines dropped to save context; search or read a smaller part to see them]\n{}",
@@ -427,6 +492,45 @@ mod tests {
             "the error line is kept first: {last}"
         );
         assert!(last.len() < 3000, "{}", last.len());
+    }
+
+    #[test]
+    fn results_of_long_lines_are_cut_until_they_fit() {
+        let wide = |c: char| {
+            (0..30)
+                .map(|_| c.to_string().repeat(5000))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let original = vec![
+            Message::system("rules"),
+            Message::user("what does it say?"),
+            Message::assistant("reading"),
+            Message::tool_result("call_1", "shell", wide('a')),
+            Message::assistant("reading more"),
+            Message::tool_result("call_2", "shell", wide('b')),
+        ];
+        // A summary keeps a few lines, each bounded.
+        let mut history = original.clone();
+        let policy = ContextPolicy::new(2000);
+        compact(&mut history, &policy, by_chars).expect("compacted");
+        let total: usize = history.iter().map(by_chars).sum();
+        assert!(total as f64 <= 2000.0 * policy.trigger, "{total}");
+        let older = history[3].content.as_deref().unwrap();
+        assert!(older.starts_with(SUMMARY_MARK), "{older}");
+        assert!(older
+            .lines()
+            .skip(1)
+            .all(|line| line.chars().count() <= LINE_CHARS + 24));
+        assert!(older.contains("[… 4800 more chars]"), "{older}");
+        // Where summaries do not fit either, results are cut to their first lines.
+        let mut history = original;
+        let policy = ContextPolicy::new(600);
+        compact(&mut history, &policy, by_chars).expect("compacted");
+        let total: usize = history.iter().map(by_chars).sum();
+        assert!(total as f64 <= 600.0 * policy.trigger, "{total}");
+        let older = history[3].content.as_deref().unwrap();
+        assert!(older.starts_with(CUT_MARK), "{older}");
     }
 
     #[test]

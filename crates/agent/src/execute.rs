@@ -35,6 +35,10 @@ pub(crate) struct CallOutcome {
     pub found_nothing: bool,
     /// Not run: an argument was an identifier nothing showed (see `guesses`).
     pub guessed: bool,
+    /// Not run until a step the run has not taken yet (a write over a file before
+    /// its read): not remembered as a failure, so the same call runs once the step
+    /// is taken.
+    pub until_step: bool,
 }
 
 impl CallOutcome {
@@ -48,6 +52,15 @@ impl CallOutcome {
             text,
             found_nothing: false,
             guessed: false,
+            until_step: false,
+        }
+    }
+
+    /// A call not run until a step the run has not taken, with `note` as its result.
+    pub(crate) fn until_step(note: String) -> Self {
+        Self {
+            until_step: true,
+            ..Self::failed(note)
         }
     }
 
@@ -77,6 +90,7 @@ impl CallOutcome {
             text,
             found_nothing: outcome.found_nothing,
             guessed: false,
+            until_step: false,
         }
     }
 }
@@ -109,6 +123,12 @@ pub(crate) struct Memory {
     /// The existing file the task asks to change, with a hash of its bytes at the
     /// start (`full`): an answer while it is unchanged is held once.
     pub file_to_change: Option<(String, u64)>,
+    /// The workspace paths the task names that exist at the start (`full`): an answer
+    /// or a call to no tool before any call ran is sent to the first of them.
+    pub task_paths: Vec<crate::task_paths::TaskPath>,
+    /// The files (resolved) a successful call of this run read, searched, edited or
+    /// wrote: a write over any other existing file is not run (`full`).
+    pub seen_files: std::collections::HashSet<std::path::PathBuf>,
     /// Tools whose calls were deferred for an earlier result and have not run since.
     pub planned: Vec<String>,
 }
@@ -157,6 +177,15 @@ impl Executor {
                     Started::Running(handle) => {
                         let outcome = self.finish(call, handle, memory).await;
                         let outcome = self.output_file_note(outcome, call, memory).await;
+                        let outcome = match call.arguments.get("path").and_then(Value::as_str) {
+                            Some(path) => crate::key_paths::with_key_path_note(
+                                outcome,
+                                path,
+                                &memory.seen_files,
+                                &self.workspace,
+                            ),
+                            None => outcome,
+                        };
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;
                         }
@@ -164,6 +193,11 @@ impl Executor {
                             memory
                                 .succeeded_calls
                                 .insert(call.key(), (outcome.text.clone(), memory.changes));
+                            if let Some(path) =
+                                crate::unread_writes::file_seen(call, &self.workspace)
+                            {
+                                memory.seen_files.insert(path);
+                            }
                         }
                         outcome
                     }

@@ -27,6 +27,12 @@ pub(crate) enum Held {
     Unsupported(String),
     /// The task asks for a new file and no call has written anything.
     NothingWritten,
+    /// The file the task asks to change is as it was, and the answer describes the
+    /// change of one of its lines.
+    DescribedEdit(String, crate::described_edit::LineEdit),
+    /// Nothing was looked at, and the task names this path of the workspace (or, with
+    /// none, the answer names a file that is not in it).
+    NotLooked(Option<crate::task_paths::TaskPath>),
 }
 
 impl Held {
@@ -44,6 +50,16 @@ impl Held {
                 "The task asks you to change `{file}`, and it is still unchanged. Make that change now with edit_file (read or search the part to change first if you have not seen it), then reply with a short final answer."
             ),
             Held::Unsupported(value) => crate::supported::unsupported_note(value),
+            Held::DescribedEdit(file, edit) => format!(
+                "Not done yet: `{file}` is still unchanged. Your answer describes changing the line `{}` to `{}`: make that change now with edit_file, then reply with a short final answer.",
+                edit.old, edit.new
+            ),
+            Held::NotLooked(Some(named)) => format!(
+                "Not answered yet: no call has looked at the workspace, and the task names `{}`, which is there. Look at it first ({}), then answer from what it shows.",
+                named.path,
+                if named.dir { "list_dir" } else { "read_file" }
+            ),
+            Held::NotLooked(None) => "Not answered yet: no call has looked at the workspace, and the file your answer names is not in it. Look first: search the workspace for what the task names (search), or list it (list_dir); then answer from what you find.".to_string(),
             Held::NothingWritten => "Not done yet: the task asks for a file to be written, and no call has written anything. Write it now with write_file (the path and the content the task asks for, from the results above), then reply with a short final answer.".to_string(),
             Held::PlannedCalls(tools) => {
                 let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
@@ -65,6 +81,8 @@ impl Held {
             Held::PlannedCalls(_) => "planned_calls",
             Held::Unsupported(_) => "unsupported_value",
             Held::NothingWritten => "nothing_written",
+            Held::NotLooked(_) => "not_looked",
+            Held::DescribedEdit(..) => "described_edit",
         }
     }
 }
@@ -86,6 +104,10 @@ pub(crate) struct HoldCounts {
     pub unsupported: u32,
     /// Nothing-written holds.
     pub nothing_written: u32,
+    /// Not-looked holds.
+    pub not_looked: u32,
+    /// Described-edit holds.
+    pub described_edit: u32,
 }
 
 impl HoldCounts {
@@ -104,6 +126,8 @@ impl HoldCounts {
             Held::PlannedCalls(_) => (&mut self.planned, 1),
             Held::Unsupported(_) => (&mut self.unsupported, 1),
             Held::NothingWritten => (&mut self.nothing_written, 1),
+            Held::NotLooked(_) => (&mut self.not_looked, 1),
+            Held::DescribedEdit(..) => (&mut self.described_edit, 1),
         };
         if *count >= cap {
             return false;

@@ -23,14 +23,26 @@ pub(crate) fn unopened_paths(
     memory: &Memory,
 ) -> Vec<String> {
     let own = call.arguments.get("path").and_then(Value::as_str);
-    unopened(result, own, workspace, memory)
+    let mut found = unopened(result, own, None, workspace, memory);
+    // A listing names its entries by their bare names, inside the listed directory.
+    if call.name == crate::run::LIST_TOOL {
+        let base = own.unwrap_or(".").trim_end_matches('/');
+        for path in unopened(result, own, Some(base), workspace, memory) {
+            if found.len() < NAMED_PATHS && !found.contains(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 /// The files `result` names that exist in `workspace`, are not `own` and that no
-/// successful call has taken as an argument.
+/// successful call has taken as an argument; with `base`, the names are of entries
+/// inside that directory (a listing's).
 fn unopened(
     result: &str,
     own: Option<&str>,
+    base: Option<&str>,
     workspace: &Workspace,
     memory: &Memory,
 ) -> Vec<String> {
@@ -43,9 +55,18 @@ fn unopened(
     let mut found: Vec<String> = Vec::new();
     for token in result.split(|c: char| !(c.is_alphanumeric() || "_./-".contains(c))) {
         let token = token.trim_matches('.');
-        if found.len() == NAMED_PATHS || token.len() < 3 || !token.contains(['/', '.']) {
+        let shaped = match base {
+            Some(_) => token.len() >= 2 && !token.starts_with('/'),
+            None => token.len() >= 3 && token.contains(['/', '.']),
+        };
+        if found.len() == NAMED_PATHS || !shaped {
             continue;
         }
+        let joined = match base {
+            Some(".") | None => token.to_string(),
+            Some(base) => format!("{base}/{token}"),
+        };
+        let token = joined.as_str();
         let is_file = workspace.resolve(token).is_ok_and(|path| path.is_file());
         if is_file && Some(token) != own && !read(token) && !found.iter().any(|f| f == token) {
             found.push(token.to_string());
@@ -89,18 +110,80 @@ pub(crate) fn meant_file(
     if names.is_empty() {
         return None;
     }
-    history
+    let task = history
+        .iter()
+        .find(|m| m.role == Role::User)
+        .and_then(|m| m.content.as_deref())
+        .unwrap_or_default()
+        .to_lowercase();
+    let candidates = history
         .iter()
         .rev()
         .filter(|m| m.role == Role::Tool)
         .filter_map(|m| m.content.as_deref())
-        .find_map(|result| {
-            unopened(result, None, workspace, memory)
+        .map(|result| {
+            let mut meant: Vec<String> = unopened(result, None, None, workspace, memory)
                 .into_iter()
-                .find(|path| {
+                .filter(|path| {
                     names
                         .iter()
                         .any(|name| path == name || path.ends_with(&format!("/{name}")))
                 })
+                .collect();
+            meant.dedup();
+            meant
         })
+        .find(|meant| !meant.is_empty())?;
+    one_meant(candidates, &task)
+}
+
+/// The one file of `candidates` that is meant: the only one, or the only one whose
+/// file name shares a word with the task (`limits.toml` for "the limits settings",
+/// when the text echoed `logging.toml` and `features.toml` too); `None` when that
+/// does not decide.
+fn one_meant(mut candidates: Vec<String>, task: &str) -> Option<String> {
+    if candidates.len() == 1 {
+        return candidates.pop();
+    }
+    let in_task = |path: &String| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem = name.split('.').next().unwrap_or(name).to_lowercase();
+        stem.len() >= 3
+            && task
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|word| word == stem)
+    };
+    let mut named: Vec<String> = candidates.into_iter().filter(in_task).collect();
+    match named.len() {
+        1 => named.pop(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn of_several_files_the_one_the_task_names_is_meant() {
+        let files = || {
+            [
+                "conf/shared/logging.toml",
+                "conf/prod/limits.toml",
+                "conf/shared/features.toml",
+            ]
+            .map(String::from)
+            .to_vec()
+        };
+        let task = "the file config.json says which file holds the limits settings (under app.settings.limits).";
+        assert_eq!(
+            one_meant(files(), task).as_deref(),
+            Some("conf/prod/limits.toml")
+        );
+        assert_eq!(one_meant(files(), "read the settings"), None);
+        assert_eq!(
+            one_meant(vec!["conf/a.toml".into()], "anything").as_deref(),
+            Some("conf/a.toml")
+        );
+    }
 }

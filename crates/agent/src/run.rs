@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use rein_engine::{Backend, BackendInfo, Completion, NoEvents, ReadMode, Sampling, TurnRequest};
+use rein_engine::{
+    Backend, BackendError, BackendInfo, Completion, NoEvents, ReadMode, Sampling, TurnRequest,
+};
 use rein_format::{ToolSet, ToolSetError};
 use rein_protocol::{
     EventSink, FunctionSpec, Message, NoSink, RunEvent, RunResult, StopReason, ToolChoice,
@@ -30,6 +32,12 @@ pub(crate) const WRITE_TOOL: &str = "write_file";
 /// The built-in tool that reads a file (a plan to read one is answered with its call).
 pub(crate) const READ_TOOL: &str = "read_file";
 
+/// The built-in tool that changes part of a file.
+pub(crate) const EDIT_TOOL: &str = "edit_file";
+
+/// The built-in tool that lists a directory.
+pub(crate) const LIST_TOOL: &str = "list_dir";
+
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -49,6 +57,14 @@ pub struct Agent<B: Backend> {
     /// The profile's own description of the tools, when it writes one.
     tool_text: Option<String>,
     pub(crate) info: BackendInfo,
+}
+
+/// Why a request got no completion.
+enum AskError {
+    /// The run's wall clock ran out.
+    WallClock,
+    /// The backend refused or failed.
+    Backend(BackendError),
 }
 
 /// How a step of the loop ended.
@@ -137,7 +153,7 @@ impl<B: Backend> Agent<B> {
                 let note = run.note.clone();
                 self.keep_in_context(&mut run.history, note.as_deref(), size, run.turns, events);
             }
-            let completion = match self.ask(&run).await {
+            let completion = match self.ask_within_context(&mut run, events).await {
                 Ok(completion) => completion,
                 Err(end) => break end,
             };
@@ -198,6 +214,7 @@ impl<B: Backend> Agent<B> {
                 let hash = crate::guards::content_hash(&self.executor.workspace, &file)?;
                 Some((file, hash))
             });
+            run.memory.task_paths = crate::task_paths::named_paths(task, &self.executor.workspace);
             run.memory.expects_write = crate::guards::output_file(task).is_none()
                 && run.memory.file_to_change.is_none()
                 && crate::guards::asks_to_create(task);
@@ -205,13 +222,51 @@ impl<B: Backend> Agent<B> {
         run
     }
 
-    /// One model turn, within what is left of the wall clock.
-    async fn ask(&mut self, run: &RunState) -> Result<Completion, End> {
+    /// One model turn, within what is left of the wall clock. A prompt the backend
+    /// counts longer than the context (the size model guessed low: digits and odd
+    /// bytes cost more tokens per character than the results before them) teaches the
+    /// size model the real count, is compacted again and is asked again, twice at
+    /// most; only a prompt that compaction cannot shorten ends the run.
+    async fn ask_within_context(
+        &mut self,
+        run: &mut RunState,
+        events: &mut dyn EventSink,
+    ) -> Result<Completion, End> {
+        let mut refits = 0;
+        loop {
+            let error = match self.ask(run).await {
+                Err(AskError::Backend(error)) => error,
+                Err(AskError::WallClock) => return Err((StopReason::WallClock, None, None)),
+                Ok(completion) => return Ok(completion),
+            };
+            let too_long = match error {
+                BackendError::PromptTooLong { prompt_tokens, .. } if refits < 2 => prompt_tokens,
+                other => return Err((StopReason::BackendError, None, Some(other.to_string()))),
+            };
+            refits += 1;
+            let note = run.note.clone();
+            let size = crate::context::PromptSize::measure(
+                run.prompt_size,
+                &run.history,
+                note.as_deref(),
+                too_long,
+            );
+            run.prompt_size = Some(size);
+            let before = run.history.clone();
+            self.keep_in_context(&mut run.history, note.as_deref(), size, run.turns, events);
+            if run.history == before {
+                return Err((StopReason::BackendError, None, Some(error.to_string())));
+            }
+        }
+    }
+
+    /// One request to the backend, within what is left of the wall clock.
+    async fn ask(&mut self, run: &RunState) -> Result<Completion, AskError> {
         let request = self.request(run);
         let remaining = self.config.wall_clock.saturating_sub(run.started.elapsed());
         match tokio::time::timeout(remaining, self.backend.complete(request, &mut NoEvents)).await {
-            Err(_) => Err((StopReason::WallClock, None, None)),
-            Ok(Err(e)) => Err((StopReason::BackendError, None, Some(e.to_string()))),
+            Err(_) => Err(AskError::WallClock),
+            Ok(Err(e)) => Err(AskError::Backend(e)),
             Ok(Ok(completion)) => Ok(completion),
         }
     }
@@ -421,7 +476,24 @@ impl<B: Backend> Agent<B> {
         events: &mut dyn EventSink,
     ) -> Flow {
         let (mut note, mut mode) = (note, mode);
-        if class == FailureClass::UnknownTool {
+        // A call to nothing before any call ran, in a task that names a path of the
+        // workspace (`set_version` for "every service under services/"): the work
+        // starts at that path, and the retry is a call.
+        let look = match (class, run.tool_calls) {
+            (FailureClass::UnknownTool, 0) => run
+                .memory
+                .task_paths
+                .first()
+                .and_then(|named| self.look_first(named, "go on from what it shows")),
+            _ => None,
+        };
+        if let Some(look) = look {
+            mode = RetryMode::CallsOnly;
+            if let Some(note) = note.as_mut() {
+                note.push(' ');
+                note.push_str(&look);
+            }
+        } else if class == FailureClass::UnknownTool {
             // A call to nothing: after a step that worked, often an extra step the task
             // never asked for; before any, often a request no tool fits. Either way
             // the retry may answer instead.

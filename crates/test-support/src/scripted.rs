@@ -38,6 +38,7 @@ pub struct ScriptedBackend {
     pub requests: Vec<SeenTurn>,
     format: ModelFormat,
     context: Option<usize>,
+    dense_digits: bool,
 }
 
 /// One written reply.
@@ -79,6 +80,7 @@ impl ScriptedBackend {
             requests: Vec::new(),
             format,
             context: None,
+            dense_digits: false,
         }
     }
 
@@ -86,6 +88,13 @@ impl ScriptedBackend {
     /// quarter of the characters).
     pub fn with_context(mut self, tokens: usize) -> Self {
         self.context = Some(tokens);
+        self
+    }
+
+    /// Counts every digit as a token of its own (as Qwen2.5's tokenizer does), so
+    /// text full of numbers costs more tokens per character than other text.
+    pub fn with_dense_digits(mut self) -> Self {
+        self.dense_digits = true;
         self
     }
 
@@ -132,10 +141,18 @@ impl Backend for ScriptedBackend {
         events: &mut dyn ReplySink,
     ) -> Result<Completion, BackendError> {
         let prepared = self.format.plan(&request.spec());
-        let prompt_tokens = prepared
+        let dense = self.dense_digits;
+        let tokens = |text: &str| {
+            let digits = text.chars().filter(char::is_ascii_digit).count();
+            match dense {
+                true => (text.len() - digits) / 4 + digits + 1,
+                false => text.len() / 4 + 1,
+            }
+        };
+        let prompt_tokens: usize = prepared
             .messages
             .iter()
-            .map(|m| m.content.as_deref().unwrap_or_default().len() / 4 + 1)
+            .map(|m| tokens(m.content.as_deref().unwrap_or_default()))
             .sum();
         self.requests.push(SeenTurn {
             messages: prepared.messages.clone(),
@@ -145,6 +162,14 @@ impl Backend for ScriptedBackend {
             max_tokens: request.max_tokens.unwrap_or(0),
             request: request.clone(),
         });
+        // Like a real session, a prompt longer than the context is refused (and the
+        // reply stays for the next request).
+        if let Some(limit) = self.context.filter(|limit| prompt_tokens > *limit) {
+            return Err(BackendError::PromptTooLong {
+                prompt_tokens,
+                limit,
+            });
+        }
         let reply = self
             .replies
             .pop_front()

@@ -83,6 +83,44 @@ pub(crate) fn read_refusal(kind: FileKind, shown: &str) -> Option<String> {
     ))
 }
 
+/// `refusal` for the special file at `path` (shown as `shown`), with the regular files
+/// next to it, at most five: a model sent to a named pipe most often wants the log
+/// beside it.
+pub(crate) fn with_regular_siblings(
+    refusal: String,
+    path: &std::path::Path,
+    shown: &str,
+) -> String {
+    let Some(parent) = path.parent() else {
+        return refusal;
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return refusal;
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.truncate(5);
+    if names.is_empty() {
+        return refusal;
+    }
+    let dir = std::path::Path::new(shown)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let shown: Vec<String> = names
+        .iter()
+        .map(|name| match dir.is_empty() {
+            true => format!("`{name}`"),
+            false => format!("`{dir}/{name}`"),
+        })
+        .collect();
+    format!("{refusal} Regular files next to it: {}.", shown.join(", "))
+}
+
 /// Why a file of this kind cannot be written or edited, or `None` for regular files.
 pub(crate) fn write_refusal(kind: FileKind, shown: &str) -> Option<String> {
     match kind {
@@ -136,6 +174,18 @@ mod tests {
         assert_eq!(
             fifo,
             "`x` is a named pipe (FIFO); reading it would block. Use shell with a timeout if you really need its data."
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+        std::fs::write(dir.path().join("logs/deploy.log"), "v").unwrap();
+        let told = with_regular_siblings(
+            fifo.clone(),
+            &dir.path().join("logs/live.pipe"),
+            "logs/live.pipe",
+        );
+        assert_eq!(
+            told,
+            format!("{fifo} Regular files next to it: `logs/deploy.log`.")
         );
         let device = read_refusal(FileKind::CharDevice, "null").unwrap();
         assert!(

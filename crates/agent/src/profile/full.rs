@@ -109,18 +109,21 @@ impl Strategy for Full {
         let text = reply.content.clone().unwrap_or_default();
         if text.trim().is_empty() {
             // After a failed call, an empty reply is most often a step not taken: the
-            // note says what failed instead of inviting a claim that all is done.
-            let note = match context.latest_failure {
-                Some(failure) => format!(
+            // note says what failed instead of inviting a claim that all is done, and
+            // the retry is decoded as a call (asked the same way, a small model ends
+            // its reply at once again and again).
+            let (note, mode) = match context.latest_failure {
+                Some(failure) => (format!(
                     "Your last reply was empty. The last call failed: {failure}\nThe task is not done yet: make the corrected call now."
-                ),
-                None => "Your last reply was empty. If the task is done, say what you did in one or two sentences; otherwise call the next tool.".to_string(),
+                ), RetryMode::CallsOnly),
+                // "Say what you did" got "The task is done." for a question.
+                None => ("Your last reply was empty. If the task is done, reply with the final answer itself (the value, name or path the task asks for, or what you changed) in one or two sentences; otherwise call the next tool.".to_string(), RetryMode::Same),
             };
             return Step::retry(
                 FailureClass::Format,
                 "the reply was empty",
                 Some(note),
-                RetryMode::Same,
+                mode,
             );
         }
         Step::Answer(text)

@@ -353,9 +353,22 @@ fn an_empty_reply_after_a_failed_call_says_what_failed() {
         "{note}"
     );
     assert!(note.contains("The task is not done yet"), "{note}");
-    // With nothing failed, an empty reply may still be an answer to come.
+    // The retry is decoded as a call: asked the same way, a small model ends its reply
+    // at once again.
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests[1].request.choice, rein_protocol::ToolChoice::Auto);
+    assert_eq!(
+        requests[2].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+    // With nothing failed, an empty reply may still be an answer to come: asked for
+    // the answer itself, not for a claim that the task is done.
     let r = run(dir.path(), vec![String::new(), "done".into()]);
-    assert!(seen(&r, 1).contains("If the task is done, say what you did"));
+    assert!(seen(&r, 1).contains("reply with the final answer itself"));
+    assert_eq!(
+        r.agent.backend().requests[1].request.choice,
+        rein_protocol::ToolChoice::Auto
+    );
 }
 
 #[test]

@@ -128,6 +128,60 @@ fn budgets_stop_the_run_with_their_own_reasons() {
 }
 
 #[test]
+fn a_prompt_the_backend_counts_too_long_is_compacted_and_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.txt", "b.txt"] {
+        let body: String = (0..200)
+            .map(|l| format!("{l:04} 4821 9930 1174 5528 6603 2291 8847 3310\n"))
+            .collect();
+        std::fs::write(dir.path().join(name), body).unwrap();
+    }
+    let replies = vec![
+        format!(
+            "{}\n{}",
+            call("read_file", r#"{"path": "a.txt"}"#),
+            call("read_file", r#"{"path": "b.txt"}"#)
+        ),
+        "Both files hold numbers.".into(),
+    ];
+    // Digits cost a token each: the size model, measured on the prose of the first
+    // prompt, guesses the second one (two results of numbers) well under what the
+    // backend counts, and the backend refuses it.
+    let backend = ScriptedBackend::new(replies, true)
+        .with_context(12_500)
+        .with_dense_digits();
+    let mut config = RunConfig::new(Profile::Full);
+    config.reply_tokens_cap = 256;
+    let r = run_backend_task(dir.path(), "What do a.txt and b.txt hold?", backend, config);
+    assert_eq!(
+        r.result.stop_reason,
+        StopReason::Answered,
+        "{:?}",
+        r.result.detail
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Both files hold numbers."));
+    assert_eq!(r.result.turns, 2);
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests.len(), 3, "the refused prompt is asked again once");
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::Compacted { summarized, .. } if *summarized > 0)));
+    let results: Vec<&str> = requests[2]
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| m.content.as_deref())
+        .collect();
+    assert!(
+        results
+            .iter()
+            .any(|r| r.starts_with("[summarized:") || r.starts_with("[cut:")),
+        "{results:?}"
+    );
+}
+
+#[test]
 fn old_tool_results_are_summarized_when_the_context_fills() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..5 {

@@ -6,7 +6,7 @@ use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use crate::file_kind::{read_refusal, FileKind};
+use crate::file_kind::{read_refusal, with_regular_siblings, FileKind};
 
 /// Why a file could not be opened as a regular file.
 #[derive(Debug)]
@@ -26,7 +26,12 @@ pub(crate) fn open_regular(path: &Path, shown: &str) -> Result<(File, Metadata),
         io::ErrorKind::NotFound => OpenRefusal::Missing,
         _ => OpenRefusal::Io(error),
     })?;
-    refuse_unless_regular(&metadata, shown)?;
+    refuse_unless_regular(&metadata, shown).map_err(|refusal| match refusal {
+        OpenRefusal::NotRegular(text) if !metadata.is_dir() => {
+            OpenRefusal::NotRegular(with_regular_siblings(text, path, shown))
+        }
+        other => other,
+    })?;
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

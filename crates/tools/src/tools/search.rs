@@ -8,7 +8,7 @@ use super::search_engine::{
 use super::search_probes::{probe_contents, probe_names, ProbeQuery};
 use super::spec::function_spec;
 use crate::args::{optional_string, read_access, required_string, ArgError};
-use crate::file_kind::{read_refusal, FileKind};
+use crate::file_kind::{read_refusal, with_regular_siblings, FileKind};
 use crate::outcome::{Access, ToolOutcome};
 use crate::text::{plural, prefix_chars, skip_chars, snippet};
 use crate::tool::Tool;
@@ -115,7 +115,7 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
             let kind = FileKind::of(&metadata.file_type());
             if kind != FileKind::Directory {
                 if let Some(refusal) = read_refusal(kind, &shown) {
-                    return ToolOutcome::failure(refusal);
+                    return ToolOutcome::failure(with_regular_siblings(refusal, &resolved, &shown));
                 }
             }
         }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::binary::{looks_binary, SAMPLE_BYTES};
 use super::shell_env::{shell_env, toolchain_dirs};
 use super::shell_output::{bound_output, save_output};
 use super::shell_process::{run_script, Confined, Finished};
@@ -235,7 +236,19 @@ fn report(
     } else {
         "output"
     };
-    if output.is_empty() {
+    let sample = &finished.output[..finished.output.len().min(SAMPLE_BYTES)];
+    if looks_binary(sample, finished.output.len() > SAMPLE_BYTES) {
+        // Raw bytes read as text cost several tokens each and say nothing.
+        text.push_str(&format!(
+            "{label}: binary data, {} bytes, not shown; pipe it through `xxd | head`, `od -c | head` or `wc -c` to see it as text.\n",
+            finished.output.len()
+        ));
+        text.push_str(&saved_note(
+            workspace,
+            &finished.output,
+            finished.dropped_bytes,
+        ));
+    } else if output.is_empty() {
         text.push_str(&format!("{label}: (none)"));
     } else {
         let bounded = bound_output(&output, workspace.limits().output_chars);

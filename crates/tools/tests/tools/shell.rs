@@ -36,6 +36,41 @@ fn reports_exit_code_cwd_and_combined_output() {
 }
 
 #[test]
+fn binary_output_is_described_and_saved_not_shown() {
+    let (_dir, workspace) = workspace();
+    let bytes: Vec<u8> = (0..6144u32).map(|i| (i * 37 % 256) as u8).collect();
+    fs::write(workspace.root().join("firmware.bin"), &bytes).unwrap();
+    let outcome = call(&Shell, &workspace, json!({"command": "cat firmware.bin"}));
+    assert!(outcome.ok);
+    assert!(
+        outcome
+            .text
+            .contains("output: binary data, 6144 bytes, not shown; pipe it through `xxd | head`"),
+        "{}",
+        outcome.text
+    );
+    let saved = outcome
+        .text
+        .split("full output: ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap();
+    assert_eq!(fs::read(workspace.root().join(saved)).unwrap(), bytes);
+    // Text with a few odd bytes is still text.
+    let text = call(
+        &Shell,
+        &workspace,
+        json!({"command": "printf 'caf\\351 ok, and the rest is plain text\\n'"}),
+    );
+    assert!(
+        text.text
+            .ends_with("output:\ncaf\u{fffd} ok, and the rest is plain text"),
+        "{}",
+        text.text
+    );
+}
+
+#[test]
 fn syntax_errors_are_shown() {
     let (_dir, workspace) = workspace();
     let outcome = call(&Shell, &workspace, json!({"command": "if then"}));
