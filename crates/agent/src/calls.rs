@@ -6,9 +6,11 @@ use rein_engine::{Backend, Completion};
 use rein_protocol::{EventSink, RunEvent, StopReason};
 use serde_json::json;
 
+use crate::execute::CallOutcome;
+use crate::named_files::meant_file;
 use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow, FINISH_TOOL};
+use crate::run::{Agent, Flow, FINISH_TOOL, READ_TOOL};
 use crate::state::RunState;
 use crate::validate::{validate, ProposedCall, ReadyCall, Rejection};
 
@@ -31,7 +33,12 @@ impl<B: Backend> Agent<B> {
                     false => Ok(call),
                 });
             match validated {
-                Ok(call) => ready.push(call),
+                Ok(mut call) => {
+                    if self.strategy.guards_answers() {
+                        self.restore_request_quotes(run, &mut call, events);
+                    }
+                    ready.push(call)
+                }
                 Err(rejection) => {
                     // Profiles that explain failures say what to fix; others retry blindly.
                     let mut note = rejection.note;
@@ -105,6 +112,11 @@ impl<B: Backend> Agent<B> {
             });
             if let Some(last) = outcomes.last_mut() {
                 last.text.push_str(&deferred_note(&deferred));
+            }
+        }
+        if self.strategy.guards_answers() {
+            for (call, outcome) in ready.iter().zip(outcomes.iter_mut()) {
+                self.name_the_meant_file(run, call, outcome);
             }
         }
         let mut exhausted = None;
@@ -274,6 +286,58 @@ fn refuse_copied_result(
             , call.name),
             shows_result: false,
         }),
+    }
+}
+
+impl<B: Backend> Agent<B> {
+    /// A failed read of a file that does not exist (`limits.toml`), when a result
+    /// named a file of that name that nothing has read (`conf/prod/limits.toml` in a
+    /// config file): the result says that is the one meant, among the files of the
+    /// same name the tool suggests.
+    fn name_the_meant_file(&self, run: &RunState, call: &ReadyCall, outcome: &mut CallOutcome) {
+        if call.name != READ_TOOL || outcome.ok || outcome.repeated {
+            return;
+        }
+        let Some(path) = call
+            .arguments
+            .get("path")
+            .and_then(serde_json::Value::as_str)
+        else {
+            return;
+        };
+        let workspace = &self.executor.workspace;
+        if workspace.resolve(path).is_ok_and(|p| p.exists()) {
+            return;
+        }
+        if let Some(meant) = meant_file(path, &run.history, workspace, &run.memory) {
+            if meant != path {
+                outcome.text.push_str(&format!(
+                    "\n`{meant}` is the one an earlier result names, not read yet: read it next."
+                ));
+            }
+        }
+    }
+
+    /// Runs `call` with the request's own text where a string argument copies it with
+    /// other quote characters (see `quoted_copies`), telling `events`.
+    fn restore_request_quotes(
+        &self,
+        run: &RunState,
+        call: &mut ReadyCall,
+        events: &mut dyn EventSink,
+    ) {
+        let Some(request) = run.history.get(1).and_then(|m| m.content.as_deref()) else {
+            return;
+        };
+        let from = call.arguments.clone();
+        if crate::quoted_copies::restore_request_quotes(&mut call.arguments, request) {
+            events.emit(&RunEvent::Coerced {
+                turn: run.turns,
+                tool: call.name.clone(),
+                from,
+                to: call.arguments.clone(),
+            });
+        }
     }
 }
 

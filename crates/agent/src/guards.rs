@@ -61,13 +61,10 @@ impl Held {
             ),
             Held::NotLooked(None) => "Not answered yet: no call has looked at the workspace, and the file your answer names is not in it. Look first: search the workspace for what the task names (search), or list it (list_dir); then answer from what you find.".to_string(),
             Held::NothingWritten => "Not done yet: the task asks for a file to be written, and no call has written anything. Write it now with write_file (the path and the content the task asks for, from the results above), then reply with a short final answer.".to_string(),
-            Held::PlannedCalls(tools) => {
-                let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
-                format!(
-                    "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
-                    names.join(", ")
-                )
-            }
+            Held::PlannedCalls(tools) => format!(
+                "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
+                tool_list(tools)
+            ),
         }
     }
 
@@ -85,6 +82,12 @@ impl Held {
             Held::DescribedEdit(..) => "described_edit",
         }
     }
+}
+
+/// `tools` as the notes name them: `` `a`, `b` ``.
+pub(crate) fn tool_list(tools: &[String]) -> String {
+    let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+    names.join(", ")
 }
 
 /// How often each hold may happen in one run.
@@ -120,7 +123,7 @@ impl HoldCounts {
     pub(crate) fn allow(&mut self, held: &Held) -> bool {
         let (count, cap) = match held {
             Held::Unverified(_) => (&mut self.unverified, 2),
-            Held::NotAnAnswer(_) => (&mut self.not_an_answer, 2),
+            Held::NotAnAnswer(_) => (&mut self.not_an_answer, 3),
             Held::MissingOutput(_) => (&mut self.missing_output, 1),
             Held::Unchanged(_) => (&mut self.unchanged, 1),
             Held::PlannedCalls(_) => (&mut self.planned, 1),
@@ -546,6 +549,7 @@ mod tests {
         assert!(counts.allow(&missing));
         assert!(!counts.allow(&missing));
         let not = Held::NotAnAnswer(NotAnswer::Announces);
-        assert!(counts.allow(&not) && counts.allow(&not) && !counts.allow(&not));
+        assert!(counts.allow(&not) && counts.allow(&not) && counts.allow(&not));
+        assert!(!counts.allow(&not));
     }
 }

@@ -25,6 +25,7 @@ mod observation;
 mod output_file;
 mod profile;
 mod prompt;
+mod quoted_copies;
 mod recovery;
 mod run;
 mod schedule;

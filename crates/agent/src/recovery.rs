@@ -73,7 +73,7 @@ impl FailureClass {
             // A truncated call is tried at most 4 times in all.
             FailureClass::Truncated => 3,
             FailureClass::Repetition => 3,
-            // Bounded by the answer holds themselves (two and one per run).
+            // Bounded by the answer holds themselves (three and one per run).
             FailureClass::NotAnAnswer | FailureClass::MissingOutput => 3,
             // Held once per run.
             FailureClass::Ungrounded => 1,

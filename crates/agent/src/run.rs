@@ -334,14 +334,16 @@ impl<B: Backend> Agent<B> {
             Flow::Next => {
                 run.note = None;
                 run.forced = None;
+                run.several_calls = false;
                 run.reply_tokens = self.config.reply_tokens;
                 run.attempt = 1;
             }
             Flow::Retry { note, mode } => {
                 // The broken reply is not kept: the retry sees the clean history.
                 run.note = note;
+                run.several_calls = mode == RetryMode::SeveralCalls;
                 run.forced = match mode {
-                    RetryMode::CallsOnly => Some(ToolChoice::Required),
+                    RetryMode::CallsOnly | RetryMode::SeveralCalls => Some(ToolChoice::Required),
                     RetryMode::WriteOutput => Some(ToolChoice::Named(WRITE_TOOL.to_string())),
                     RetryMode::Same | RetryMode::LargerAllowance => None,
                 };
@@ -387,8 +389,9 @@ impl<B: Backend> Agent<B> {
             tool_format: shape.tool_format,
             describe: self.config.describe,
             constrained: shape.constrained,
-            // A retry fixes one step: one call.
-            parallel_calls: self.config.parallel_calls && run.attempt == 1,
+            // A retry fixes one step: one call (unless the reply it retries wrote
+            // several in another format).
+            parallel_calls: self.config.parallel_calls && (run.attempt == 1 || run.several_calls),
             response: None,
             call_example: self.config.call_example
                 && self.config.parallel_calls
@@ -431,6 +434,7 @@ impl<B: Backend> Agent<B> {
             tool_names: &self.tool_names,
             latest_failure: run.latest_failure.as_deref(),
             new_call,
+            planned: &memory.planned,
         }
     }
 

@@ -54,6 +54,9 @@ pub(crate) struct RunState {
     /// The next request must be such a call (a retry after a call in the wrong format,
     /// or a step only talked about).
     pub forced: Option<rein_protocol::ToolChoice>,
+    /// The retry may hold several calls (the reply it retries wrote several in
+    /// another format).
+    pub several_calls: bool,
     /// Successful calls made again with nothing changed since.
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
@@ -90,6 +93,7 @@ impl RunState {
             reply_tokens,
             attempt: 1,
             forced: None,
+            several_calls: false,
             repeats: 0,
             answer_only: false,
             latest_failure: None,

@@ -98,9 +98,10 @@ pub enum ReplyProblem {
     Parse(ParseError),
     /// The reply is wholly bare JSON calls, and this name is no tool's.
     InventedTool(String),
-    /// A call-shaped object in other text, naming a tool: that call written in the
-    /// family's syntax (the reply was read as text).
-    Misformatted(String),
+    /// Call-shaped objects in other text, naming tools: those calls (distinct, at most
+    /// [`MISFORMATTED_SHOWN`]) written in the family's syntax (the reply was read as
+    /// text).
+    Misformatted(Vec<String>),
     /// The turn required a call and the reply has none.
     CallMissing,
 }
@@ -509,17 +510,26 @@ impl<'a> ReplyReader<'a> {
 
     /// A call-shaped object in `text` naming a tool (or an obvious variant of one),
     /// written the right way.
-    fn misformatted(&self, text: &str) -> Option<String> {
+    fn misformatted(&self, text: &str) -> Option<Vec<String>> {
         let tools = self.tools?;
-        loose_calls(text).into_iter().find_map(|c| {
+        let mut shown: Vec<String> = Vec::new();
+        for c in loose_calls(text) {
             let name = match tools.get(&c.name) {
                 Some(_) => Some(c.name.clone()),
                 None => repaired_name(tools, &c.name, &c.arguments),
-            }?;
-            Some(self.family.call_text(&name, &c.arguments))
-        })
+            };
+            let Some(name) = name else { continue };
+            let call = self.family.call_text(&name, &c.arguments);
+            if shown.len() < MISFORMATTED_SHOWN && !shown.contains(&call) {
+                shown.push(call);
+            }
+        }
+        (!shown.is_empty()).then_some(shown)
     }
 }
+
+/// Calls of a misformatted reply shown at most, in the family's syntax.
+pub const MISFORMATTED_SHOWN: usize = 4;
 
 /// The lines of `text` written in full (what follows its last line break left out),
 /// with a closing fence when an opened one was left open.

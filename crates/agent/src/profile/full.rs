@@ -88,18 +88,18 @@ impl Strategy for Full {
                     RetryMode::CallsOnly,
                 );
             }
-            Some(problem @ ReplyProblem::Misformatted(example)) => {
-                // A call in another format (`<tools>`, fenced JSON in prose): the intent
-                // is clear, so the retry shows the call in the right format and is
-                // decoded under the calls-only grammar.
+            Some(problem @ ReplyProblem::Misformatted(calls)) => {
+                // Calls in another format (`<tools>`, fenced JSON in prose): the intent
+                // is clear, so the retry shows the calls in the right format and is
+                // decoded under the calls-only grammar; several calls stay several
+                // (three stock prices asked at once are three calls in one reply).
                 let reason = problem.to_string();
-                let note = recovery::format_note(&reason, example);
-                return Step::retry(
-                    FailureClass::Format,
-                    reason,
-                    Some(note),
-                    RetryMode::CallsOnly,
-                );
+                let note = recovery::format_note(&reason, &calls.join("\n"));
+                let mode = match calls.len() {
+                    1 => RetryMode::CallsOnly,
+                    _ => RetryMode::SeveralCalls,
+                };
+                return Step::retry(FailureClass::Format, reason, Some(note), mode);
             }
             Some(ReplyProblem::CallMissing) | None => {}
         }
@@ -112,12 +112,17 @@ impl Strategy for Full {
             // note says what failed instead of inviting a claim that all is done, and
             // the retry is decoded as a call (asked the same way, a small model ends
             // its reply at once again and again).
-            let (note, mode) = match context.latest_failure {
-                Some(failure) => (format!(
+            let (note, mode) = match (context.latest_failure, context.planned) {
+                (Some(failure), _) => (format!(
                     "Your last reply was empty. The last call failed: {failure}\nThe task is not done yet: make the corrected call now."
                 ), RetryMode::CallsOnly),
+                // A call that waited for the latest result is the step to take.
+                (None, [_, ..]) => (format!(
+                    "Your last reply was empty. Your earlier reply also called {}, which has not run yet (it waited for the result that is here now): make that call now, with values from the results above.",
+                    crate::guards::tool_list(context.planned)
+                ), RetryMode::CallsOnly),
                 // "Say what you did" got "The task is done." for a question.
-                None => ("Your last reply was empty. If the task is done, reply with the final answer itself (the value, name or path the task asks for, or what you changed) in one or two sentences; otherwise call the next tool.".to_string(), RetryMode::Same),
+                (None, []) => ("Your last reply was empty. If the results above answer the task, reply with that answer, taken from them, in one or two sentences (or, for a change, what you changed); otherwise call the next tool.".to_string(), RetryMode::Same),
             };
             return Step::retry(
                 FailureClass::Format,

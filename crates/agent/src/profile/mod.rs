@@ -112,6 +112,9 @@ pub(crate) enum RetryMode {
     LargerAllowance,
     /// Decode under the calls-only grammar (a call was written in another format).
     CallsOnly,
+    /// Decode under the calls-only grammar, several calls allowed (several calls were
+    /// written in another format).
+    SeveralCalls,
     /// Decode as a call of `write_file` (the task's output file is missing and the
     /// results to put in it are there).
     WriteOutput,
@@ -190,6 +193,8 @@ pub(crate) struct ReadContext<'a> {
     /// The reply was cut for looping and holds a complete call that no earlier call
     /// made (with the same arguments).
     pub new_call: bool,
+    /// Tools whose calls waited for an earlier result and have not run since.
+    pub planned: &'a [String],
 }
 
 /// What a profile decides.

@@ -299,6 +299,39 @@ fn a_call_in_another_format_is_retried_under_the_calls_only_grammar() {
         ),
         "the model's own call, rightly written: {note}"
     );
+    // One call: the retry is one call.
+    assert!(!requests[1].request.parallel_calls);
+    // Several calls in another format: the note shows them all, and the retry may
+    // make them all.
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "beta\n").unwrap();
+    let r = run(
+        dir.path(),
+        vec![
+            "I will read {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} and {\"name\": \"read_file\", \"arguments\": {\"path\": \"b.txt\"}} for you.".into(),
+            format!(
+                "{}\n{}",
+                call("read_file", r#"{"path": "a.txt"}"#),
+                call("read_file", r#"{"path": "b.txt"}"#)
+            ),
+            "alpha and beta.".into(),
+        ],
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("alpha and beta."));
+    assert_eq!(recoveries(&r.events), vec!["format"]);
+    let requests = &r.agent.backend().requests;
+    assert!(requests[1].request.parallel_calls);
+    assert_eq!(
+        requests[1].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+    let note = seen(&r, 1);
+    assert!(
+        note.contains("{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}")
+            && note.contains("{\"name\":\"read_file\",\"arguments\":{\"path\":\"b.txt\"}}"),
+        "{note}"
+    );
+    assert_eq!(r.result.tool_calls, 2);
     // An empty reply is not an answer.
     let r = run(dir.path(), vec!["".into(), "Nothing to do.".into()]);
     assert_eq!(r.result.answer.as_deref(), Some("Nothing to do."));
@@ -361,10 +394,27 @@ fn an_empty_reply_after_a_failed_call_says_what_failed() {
         requests[2].request.choice,
         rein_protocol::ToolChoice::Required
     );
+    // With a call still waiting for the latest result, that call is the next step.
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let both = format!(
+        "{}\n{}",
+        call("read_file", r#"{"path": "a.txt"}"#),
+        call("list_dir", r#"{"path": "."}"#)
+    );
+    let r = run_ungrounded(dir.path(), vec![both, String::new(), "done".into()]);
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("Your earlier reply also called `list_dir`, which has not run yet"),
+        "{note}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
     // With nothing failed, an empty reply may still be an answer to come: asked for
     // the answer itself, not for a claim that the task is done.
     let r = run(dir.path(), vec![String::new(), "done".into()]);
-    assert!(seen(&r, 1).contains("reply with the final answer itself"));
+    assert!(seen(&r, 1).contains("reply with that answer, taken from them"));
     assert_eq!(
         r.agent.backend().requests[1].request.choice,
         rein_protocol::ToolChoice::Auto

@@ -107,8 +107,21 @@ fn calls_in_other_wrappers_are_read_or_reported() {
     let misformatted = read(prose, false, ToolChoice::Auto, ReadMode::REPAIR);
     assert!(misformatted.calls.is_empty());
     assert!(
-        matches!(&misformatted.problems[..], [ReplyProblem::Misformatted(example)] if example.starts_with("<tool_call>"))
+        matches!(&misformatted.problems[..], [ReplyProblem::Misformatted(calls)] if calls.len() == 1 && calls[0].starts_with("<tool_call>"))
     );
+    // Every distinct call is shown, in order, each once.
+    let several = "I will read {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}, then {\"name\": \"read_file\", \"arguments\": {\"path\": \"b.txt\"}} and {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} again.";
+    let read_several = read(several, false, ToolChoice::Auto, ReadMode::REPAIR);
+    match &read_several.problems[..] {
+        [ReplyProblem::Misformatted(calls)] => {
+            assert_eq!(calls.len(), 2, "{calls:?}");
+            assert!(
+                calls[0].contains("a.txt") && calls[1].contains("b.txt"),
+                "{calls:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     let variant =
         "<tool_call>\n{\"name\": \"Read-File\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
     let repaired = read(variant, false, ToolChoice::Auto, ReadMode::REPAIR);
