@@ -4,7 +4,6 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
-use crate::described_edit::{described_edit, LineEdit};
 use crate::guards::{
     already_ran_note, content_hash, explained_steps_note, missing_output, named_tool,
     not_an_answer, Held, NotAnswer,
@@ -12,7 +11,7 @@ use crate::guards::{
 use crate::named_files::meant_file;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow, EDIT_TOOL, LIST_TOOL, READ_TOOL, WRITE_TOOL};
+use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
 use crate::state::RunState;
 use crate::supported::unsupported_value;
 
@@ -108,6 +107,11 @@ impl<B: Backend> Agent<B> {
                     Held::NothingWritten => {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::CallsOnly)
+                    }
+                    // "No change was needed" stays a possible answer.
+                    Held::NothingChanged => {
+                        run.answer_only = false;
+                        (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
@@ -218,69 +222,6 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    /// The hold of an answer given before any call ran, in a task about the
-    /// workspace: it names a path that is there, or the answer names a file that is
-    /// not (the model answering from what it imagines).
-    fn not_looked(&self, run: &RunState, text: &str) -> Option<Held> {
-        if run.tool_calls > 0 || !self.tool_names.iter().any(|t| t == READ_TOOL) {
-            return None;
-        }
-        let held = match run.memory.task_paths.first() {
-            Some(named) => Held::NotLooked(Some(named.clone())),
-            None => {
-                let task = run.history.get(1)?.content.as_deref()?;
-                let workspace = &self.executor.workspace;
-                let imagined = crate::task_paths::asks_about_files(task)
-                    && crate::task_paths::absent_file(text, workspace).is_some();
-                if !imagined {
-                    return None;
-                }
-                Held::NotLooked(None)
-            }
-        };
-        run.holds.has_room(&held).then_some(held)
-    }
-
-    /// The sentences that send a model to the path the task names, with the call that
-    /// looks at it and what to do `then`; `None` when the tool for it is not offered.
-    pub(crate) fn look_first(
-        &self,
-        named: &crate::task_paths::TaskPath,
-        then: &str,
-    ) -> Option<String> {
-        let tool = match named.dir {
-            true => LIST_TOOL,
-            false => READ_TOOL,
-        };
-        self.tool_names.iter().any(|t| t == tool).then(|| {
-            format!(
-                "The task names `{}`, which is in the workspace. Look at it first:\n{}\nthen {then}.",
-                named.path,
-                self.info
-                    .family
-                    .call_text(tool, &serde_json::json!({ "path": named.path }))
-            )
-        })
-    }
-
-    /// The one-line edit of `file` that `text` describes, if it describes one.
-    fn described_edit(&self, file: &str, text: &str) -> Option<LineEdit> {
-        if !self.tool_names.iter().any(|t| t == EDIT_TOOL) {
-            return None;
-        }
-        let path = self.executor.workspace.resolve(file).ok()?;
-        let content = std::fs::read_to_string(path).ok()?;
-        described_edit(text, &content)
-    }
-
-    /// The `edit_file` call that makes `edit` in `file`, in the model's call syntax.
-    fn edit_call(&self, file: &str, edit: &LineEdit) -> String {
-        self.info.family.call_text(
-            EDIT_TOOL,
-            &serde_json::json!({"path": file, "old_string": edit.old, "new_string": edit.new}),
-        )
-    }
-
     /// Why `text` is not the final answer yet, if it is not.
     fn held(&self, run: &RunState, text: &str) -> Option<Held> {
         if !self.strategy.guards_answers() {
@@ -326,8 +267,19 @@ impl<B: Backend> Agent<B> {
             if let Some(held) = self.not_looked(run, text) {
                 return Some(held);
             }
+            if run.memory.expects_change
+                && run.memory.changes_made == 0
+                && run.holds.has_room(&Held::NothingChanged)
+            {
+                return Some(Held::NothingChanged);
+            }
+            // An answer taken from the latest result is not held for a call that waited
+            // for it: that call was most often the model's other way to the same value.
             let planned = Held::PlannedCalls(run.memory.planned.clone());
-            if !run.memory.planned.is_empty() && run.holds.has_room(&planned) {
+            if !run.memory.planned.is_empty()
+                && run.holds.has_room(&planned)
+                && !self.quotes_latest_result(run, text)
+            {
                 return Some(planned);
             }
             // A value nothing showed, once a tool has run (before, an answer may be
@@ -364,10 +316,15 @@ fn result_tags_inner(text: &str) -> Option<&str> {
 /// quote one, and a result is an answer).
 fn echoes_the_note(run: &RunState, text: &str) -> bool {
     let text = text.trim();
-    let in_note = run
-        .note
-        .as_deref()
-        .is_some_and(|note| note.lines().any(|line| line.trim().ends_with(text)));
+    // The end of a line of the note, or its opening words ("Not done yet." for "Not
+    // done yet: your earlier reply also called …").
+    let opening = text.trim_end_matches(['.', '!']);
+    let in_note = run.note.as_deref().is_some_and(|note| {
+        note.lines().any(|line| {
+            let line = line.trim();
+            line.ends_with(text) || line.starts_with(&format!("{opening}:"))
+        })
+    });
     let in_results = run
         .history
         .iter()

@@ -67,18 +67,28 @@ impl<B: Backend> Agent<B> {
         // Identical calls in one reply run once.
         let mut seen = std::collections::HashSet::new();
         ready.retain(|call| seen.insert(call.key()));
-        let deferred = match self.config.stepwise && self.strategy.guards_answers() {
+        let stepwise = self.config.stepwise && self.strategy.guards_answers();
+        let mut sprayed = Vec::new();
+        let deferred = match stepwise {
             true => {
                 let memory = &run.memory;
+                let unchanged = |(_, changes): &(String, u64)| *changes == memory.changes;
+                let succeeded = |call: &ReadyCall| {
+                    memory
+                        .succeeded_calls
+                        .get(&call.key())
+                        .is_some_and(unchanged)
+                };
                 // A repeat (of a call that worked or failed, with nothing changed
                 // since) is answered from memory, so it does not lead.
                 let repeats = |call: &ReadyCall| {
-                    let key = call.key();
-                    let unchanged = |(_, changes): &(String, u64)| *changes == memory.changes;
-                    memory.succeeded_calls.get(&key).is_some_and(unchanged)
-                        || memory.failed_calls.get(&key).is_some_and(unchanged)
+                    succeeded(call) || memory.failed_calls.get(&call.key()).is_some_and(unchanged)
                 };
-                defer_other_tools(&mut ready, repeats)
+                sprayed = spray_after_success(&mut ready, succeeded);
+                match sprayed.is_empty() {
+                    true => defer_other_tools(&mut ready, repeats),
+                    false => Vec::new(),
+                }
             }
             false => Vec::new(),
         };
@@ -103,6 +113,15 @@ impl<B: Backend> Agent<B> {
         for tool in &deferred {
             if !run.memory.planned.contains(tool) {
                 run.memory.planned.push(tool.clone());
+            }
+        }
+        if !sprayed.is_empty() {
+            events.emit(&RunEvent::CallsDeferred {
+                turn: run.turns,
+                tools: sprayed.clone(),
+            });
+            if let Some(last) = outcomes.last_mut() {
+                last.text.push_str(&sprayed_note(&sprayed));
             }
         }
         if !deferred.is_empty() {
@@ -231,12 +250,48 @@ fn defer_other_tools(
     deferred
 }
 
+/// Other tools a reply sprays at once after a call that already succeeded, at least.
+const SPRAY_TOOLS: usize = 3;
+
+/// A reply that opens with a call that already succeeded (nothing changed since) and
+/// goes on to call [`SPRAY_TOOLS`] or more other tools: a small model, its answer in
+/// hand, calling every tool of the catalog (`send_email` and `forward_email` after
+/// the draft the task asked for was saved). Only the repeats are kept (they are
+/// answered from memory); the names of the other tools are returned, and those calls
+/// are neither run nor planned. Empty when the reply is not such a spray.
+fn spray_after_success(
+    ready: &mut Vec<ReadyCall>,
+    succeeded: impl Fn(&ReadyCall) -> bool,
+) -> Vec<String> {
+    if !ready.first().is_some_and(&succeeded) {
+        return Vec::new();
+    }
+    let mut others: Vec<String> = Vec::new();
+    for call in ready.iter().filter(|call| !succeeded(call)) {
+        if !others.contains(&call.name) {
+            others.push(call.name.clone());
+        }
+    }
+    if others.len() < SPRAY_TOOLS {
+        return Vec::new();
+    }
+    ready.retain(|call| succeeded(call));
+    others
+}
+
+/// What the last result says about the calls a spray made.
+fn sprayed_note(tools: &[String]) -> String {
+    format!(
+        "\n(Your reply also called {} at once, after a call that had already given its result; those calls were not run. If the result above answers the task, reply with the answer; otherwise call only the one tool the task still needs.)",
+        crate::guards::tool_list(tools)
+    )
+}
+
 /// What the last result says about the calls that waited.
 fn deferred_note(tools: &[String]) -> String {
-    let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
     format!(
         "\n(Your reply also called {}; {} not run, because {} came before this result existed and may need it. Make the next call now, with values from this result, or answer if the task is done.)",
-        names.join(", "),
+        crate::guards::tool_list(tools),
         if tools.len() == 1 { "that call was" } else { "those calls were" },
         if tools.len() == 1 { "it" } else { "they" },
     )

@@ -106,6 +106,11 @@ pub(crate) struct Memory {
     pub succeeded_calls: HashMap<String, (String, u64)>,
     /// Calls run so far that may have changed something (writes, the shell).
     pub changes: u64,
+    /// Calls that may have changed something and succeeded.
+    pub changes_made: u64,
+    /// The task asks for a change in the workspace (`full`): an answer before any
+    /// call that may change something succeeded is held once.
+    pub expects_change: bool,
     /// Source files edited since the last test or build.
     pub unverified_edits: BTreeSet<String>,
     /// The file the task asks for, when it did not exist at the start (`full`): the
@@ -188,6 +193,7 @@ impl Executor {
                         };
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;
+                            memory.changes_made += u64::from(outcome.ok);
                         }
                         if outcome.ok {
                             memory

@@ -27,6 +27,8 @@ pub(crate) enum Held {
     Unsupported(String),
     /// The task asks for a new file and no call has written anything.
     NothingWritten,
+    /// The task asks for a change and no call that may change something succeeded.
+    NothingChanged,
     /// The file the task asks to change is as it was, and the answer describes the
     /// change of one of its lines.
     DescribedEdit(String, crate::described_edit::LineEdit),
@@ -60,6 +62,7 @@ impl Held {
                 if named.dir { "list_dir" } else { "read_file" }
             ),
             Held::NotLooked(None) => "Not answered yet: no call has looked at the workspace, and the file your answer names is not in it. Look first: search the workspace for what the task names (search), or list it (list_dir); then answer from what you find.".to_string(),
+            Held::NothingChanged => "Not done yet: the task asks for a change, and no call of this run has changed anything. If the files already are as the task asks, reply that no change was needed and why; otherwise make the change now (edit_file for part of a file, write_file for a whole new one), then reply with a short final answer.".to_string(),
             Held::NothingWritten => "Not done yet: the task asks for a file to be written, and no call has written anything. Write it now with write_file (the path and the content the task asks for, from the results above), then reply with a short final answer.".to_string(),
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
@@ -78,6 +81,7 @@ impl Held {
             Held::PlannedCalls(_) => "planned_calls",
             Held::Unsupported(_) => "unsupported_value",
             Held::NothingWritten => "nothing_written",
+            Held::NothingChanged => "nothing_changed",
             Held::NotLooked(_) => "not_looked",
             Held::DescribedEdit(..) => "described_edit",
         }
@@ -107,6 +111,8 @@ pub(crate) struct HoldCounts {
     pub unsupported: u32,
     /// Nothing-written holds.
     pub nothing_written: u32,
+    /// Nothing-changed holds.
+    pub nothing_changed: u32,
     /// Not-looked holds.
     pub not_looked: u32,
     /// Described-edit holds.
@@ -129,6 +135,7 @@ impl HoldCounts {
             Held::PlannedCalls(_) => (&mut self.planned, 1),
             Held::Unsupported(_) => (&mut self.unsupported, 1),
             Held::NothingWritten => (&mut self.nothing_written, 1),
+            Held::NothingChanged => (&mut self.nothing_changed, 1),
             Held::NotLooked(_) => (&mut self.not_looked, 1),
             Held::DescribedEdit(..) => (&mut self.described_edit, 1),
         };
@@ -278,7 +285,9 @@ fn explains_steps(lower: &str) -> bool {
         "here's the step-by-step",
         "you can follow",
     ];
-    lower.ends_with(':') || PHRASES.iter().any(|p| lower.contains(p))
+    // A colon before closing emphasis ("… from the file `OWNERS`:**") ends it too.
+    let end = lower.trim_end_matches(|c: char| c.is_whitespace() || c == '*' || c == '_');
+    end.ends_with(':') || PHRASES.iter().any(|p| lower.contains(p))
 }
 
 /// Whether `lower` names `tool` as a tool (in backticks, or next to "function"/"tool").
@@ -407,6 +416,21 @@ pub(crate) fn asks_to_create(task: &str) -> bool {
     asks
 }
 
+/// Whether `task` asks for a change in so many words: a sentence (or a clause after a
+/// comma) that opens with a verb of change (`Set the version of each one…`, `In app.py,
+/// rename the function…`), not negated.
+pub(crate) fn asks_to_change(task: &str) -> bool {
+    let Ok(pattern) = Regex::new(
+        r"(?i)(?:^|[.!?:;]\s+|,\s*|\n\s*)(?:please\s+|now\s+|then\s+)?(?:change|set|update|rename|replace|fix|edit|bump|add|remove|delete|modify|correct|move|insert)\b",
+    ) else {
+        return false;
+    };
+    let asks = pattern
+        .find_iter(task)
+        .any(|found| !negated_at(task, found.start()));
+    asks
+}
+
 /// Whether the words of `task` just before byte `start` say not to ("do not",
 /// "don't", "never").
 fn negated_at(task: &str, start: usize) -> bool {
@@ -452,6 +476,7 @@ mod tests {
             "I'll check the directory.",
             "To find every TODO comment, you can follow these steps:\n\n1. **List all files in the workspace**:",
             "Here is what the file will contain:",
+            "2. **Read the release owner's handle from the file `OWNERS`:**\n",
             "<tools>\n  <function name=\"read_file\" arguments={\"path\": \"a\"}}\n</tools>",
             "```json\n{{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}}\n```",
             "<tools>\n  <function>\n    <name>read_file</name>\n    <arguments>\n      <path>a.txt</path>\n    </arguments>\n  </function>\n</tools>",
@@ -539,6 +564,26 @@ mod tests {
             "Create a summary of the log. Then read the file notes.txt.",
         ] {
             assert!(!asks_to_create(task), "{task}");
+        }
+    }
+
+    #[test]
+    fn a_task_that_asks_for_a_change_is_found() {
+        for task in [
+            "Every service under services/ has a VERSION file. Set the version of each one to 1.1.0.",
+            "In app.py, rename the function `calc` to `calculate_total` and update its call.",
+            "Fix the spelling mistake 'recieve' in docs/guide.md.",
+            "Read the log. Then change the constant.",
+        ] {
+            assert!(asks_to_change(task), "{task}");
+        }
+        for task in [
+            "Which file defines UserRepository?",
+            "How many bytes is firmware.bin? Answer with the number.",
+            "Do not change anything; tell me the port.",
+            "The settings changed yesterday: what is the timeout?",
+        ] {
+            assert!(!asks_to_change(task), "{task}");
         }
     }
 

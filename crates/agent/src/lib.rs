@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod answer;
+mod answer_hints;
 mod call_checks;
 mod calls;
 mod config;

@@ -89,7 +89,8 @@ pub(crate) fn unopened_note(paths: &[String]) -> String {
 
 /// The unread file of the workspace that `text` means by a bare name (`limits.toml`
 /// in a plan to read it, for the `conf/prod/limits.toml` a result named): the latest
-/// result that names such a file decides.
+/// result that names such a file decides; when none does, the one unread workspace
+/// file the text puts in backticks (`VERSION`).
 pub(crate) fn meant_file(
     text: &str,
     history: &[Message],
@@ -107,9 +108,6 @@ pub(crate) fn meant_file(
             })
         })
         .collect();
-    if names.is_empty() {
-        return None;
-    }
     let task = history
         .iter()
         .find(|m| m.role == Role::User)
@@ -119,7 +117,7 @@ pub(crate) fn meant_file(
     let candidates = history
         .iter()
         .rev()
-        .filter(|m| m.role == Role::Tool)
+        .filter(|m| m.role == Role::Tool && !names.is_empty())
         .filter_map(|m| m.content.as_deref())
         .map(|result| {
             let mut meant: Vec<String> = unopened(result, None, None, workspace, memory)
@@ -133,8 +131,37 @@ pub(crate) fn meant_file(
             meant.dedup();
             meant
         })
-        .find(|meant| !meant.is_empty())?;
-    one_meant(candidates, &task)
+        .find(|meant| !meant.is_empty());
+    match candidates {
+        Some(candidates) => one_meant(candidates, &task),
+        None => backticked_file(text, workspace, memory),
+    }
+}
+
+/// The one existing file `text` names in backticks (`VERSION`, a name with no dot that
+/// no result's file list shows) that no successful call has taken as an argument.
+fn backticked_file(text: &str, workspace: &Workspace, memory: &Memory) -> Option<String> {
+    let mut found: Vec<&str> = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::trim)
+        .filter(|name| {
+            !name.is_empty()
+                && name.len() <= 200
+                && !name.contains(char::is_whitespace)
+                && workspace.resolve(name).is_ok_and(|path| path.is_file())
+                && !memory
+                    .succeeded_calls
+                    .keys()
+                    .any(|key| key.contains(&format!("\"{name}\"")))
+        })
+        .collect();
+    found.dedup();
+    match found.as_slice() {
+        [one] => Some(one.to_string()),
+        _ => None,
+    }
 }
 
 /// The one file of `candidates` that is meant: the only one, or the only one whose
@@ -163,6 +190,34 @@ fn one_meant(mut candidates: Vec<String>, task: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_a_plan_names_in_backticks_is_meant_when_it_is_the_only_one_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["VERSION", "OWNERS", "README.md"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let workspace = Workspace::new(dir.path(), rein_tools::ToolLimits::default()).unwrap();
+        let mut memory = Memory::default();
+        memory.succeeded_calls.insert(
+            crate::validate::call_key("read_file", &serde_json::json!({"path": "README.md"})),
+            ("…".into(), 0),
+        );
+        let history = [Message::user(
+            "Read README.md and carry out its release procedure.",
+        )];
+        let plan = "Execute the first step: read the version number from the file `VERSION`.";
+        assert_eq!(
+            meant_file(plan, &history, &workspace, &memory).as_deref(),
+            Some("VERSION")
+        );
+        let two = "Read `VERSION`, then `OWNERS`; `README.md` says so.";
+        assert_eq!(meant_file(two, &history, &workspace, &memory), None);
+        assert_eq!(
+            meant_file("Run `make test`.", &history, &workspace, &memory),
+            None
+        );
+    }
 
     #[test]
     fn of_several_files_the_one_the_task_names_is_meant() {

@@ -218,6 +218,13 @@ impl<B: Backend> Agent<B> {
             run.memory.expects_write = crate::guards::output_file(task).is_none()
                 && run.memory.file_to_change.is_none()
                 && crate::guards::asks_to_create(task);
+            // A change of the workspace: asked in so many words, of a path it names
+            // (a file to change or to write has its own hold).
+            run.memory.expects_change = crate::guards::output_file(task).is_none()
+                && run.memory.file_to_change.is_none()
+                && !run.memory.expects_write
+                && !run.memory.task_paths.is_empty()
+                && crate::guards::asks_to_change(task);
         }
         run
     }

@@ -36,6 +36,23 @@ pub(crate) fn unsupported_value(answer: &str, history: &[Message], root: &Path) 
     })
 }
 
+/// Whether `answer` states a value (a number, an id, a version: a word with a digit)
+/// that `result` shows and `request` does not: an answer taken from that result
+/// (`480` for `max_connections = 480`), not a guess.
+pub(crate) fn quotes_result(answer: &str, result: &str, request: &str) -> bool {
+    let word = |c: char| !(c.is_alphanumeric() || "-_.".contains(c));
+    let in_text = |text: &str, value: &str| {
+        text.split(word)
+            .map(|t| t.trim_matches(['.', '-', '_']))
+            .any(|t| t == value)
+    };
+    answer
+        .split(word)
+        .map(|token| token.trim_matches(['.', '-', '_']))
+        .filter(|token| token.chars().any(|c| c.is_ascii_digit()))
+        .any(|token| in_text(result, token) && !in_text(request, token))
+}
+
 /// Whether `value` is written like a relative path with a directory (`a/b.txt`).
 fn looks_like_path(value: &str) -> bool {
     value.contains('/')
@@ -100,6 +117,25 @@ pub(crate) fn unsupported_note(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_that_states_a_value_of_the_result_quotes_it() {
+        let result = "   1| # Limits for production.\n   2| max_connections = 480\n";
+        let request = "Read config.json, then the limits file, and tell me max_connections.";
+        assert!(quotes_result(
+            "The value of `max_connections` in the `limits.toml` file is `480`.",
+            result,
+            request
+        ));
+        assert!(!quotes_result("It is 17 degrees.", result, request));
+        assert!(!quotes_result("The limits file is read.", result, request));
+        // A number the request gave is no sign of the result.
+        assert!(!quotes_result(
+            "Port 8443.",
+            "port 8443",
+            "Is port 8443 open?"
+        ));
+    }
 
     fn history() -> Vec<Message> {
         vec![

@@ -98,9 +98,9 @@ pub enum ReplyProblem {
     Parse(ParseError),
     /// The reply is wholly bare JSON calls, and this name is no tool's.
     InventedTool(String),
-    /// Call-shaped objects in other text, naming tools: those calls (distinct, at most
-    /// [`MISFORMATTED_SHOWN`]) written in the family's syntax (the reply was read as
-    /// text).
+    /// Call-shaped objects in other text, naming tools: the calls of the first tool
+    /// named (distinct, at most [`MISFORMATTED_SHOWN`]) written in the family's syntax
+    /// (the reply was read as text).
     Misformatted(Vec<String>),
     /// The turn required a call and the reply has none.
     CallMissing,
@@ -512,6 +512,7 @@ impl<'a> ReplyReader<'a> {
     /// written the right way.
     fn misformatted(&self, text: &str) -> Option<Vec<String>> {
         let tools = self.tools?;
+        let mut first: Option<String> = None;
         let mut shown: Vec<String> = Vec::new();
         for c in loose_calls(text) {
             let name = match tools.get(&c.name) {
@@ -519,6 +520,11 @@ impl<'a> ReplyReader<'a> {
                 None => repaired_name(tools, &c.name, &c.arguments),
             };
             let Some(name) = name else { continue };
+            // The first tool's calls: later tools' calls are later steps, which
+            // most often need the first one's results.
+            if first.get_or_insert_with(|| name.clone()) != &name {
+                continue;
+            }
             let call = self.family.call_text(&name, &c.arguments);
             if shown.len() < MISFORMATTED_SHOWN && !shown.contains(&call) {
                 shown.push(call);

@@ -1517,6 +1517,139 @@ fn a_write_over_a_file_the_run_never_read_is_not_run() {
     );
 }
 
+#[test]
+fn a_spray_of_other_tools_after_a_call_that_answered_is_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let read = call("read_file", r#"{"path": "a.txt"}"#);
+    let spray = [
+        read.clone(),
+        call("write_file", r#"{"path": "b.txt", "content": "alpha"}"#),
+        call("list_dir", r#"{"path": "."}"#),
+        call("search", r#"{"pattern": "alpha"}"#),
+    ]
+    .join("\n");
+    let r = run_task(
+        dir.path(),
+        "What does a.txt say?",
+        vec![read.clone(), spray, "a.txt says alpha.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("a.txt says alpha."));
+    assert_eq!(tools_run(&r.events), vec!["read_file", "read_file"]);
+    assert!(!dir.path().join("b.txt").exists());
+    // Not planned: no hold asks for them afterwards.
+    assert_eq!(recoveries(&r.events), vec!["repetition"]);
+    let outputs = tool_outputs(&r.events);
+    assert!(outputs[1].starts_with("You already made exactly this call"));
+    let seen_result = seen(&r, 2);
+    assert!(
+        seen_result.contains("Your reply also called `write_file`, `list_dir`, `search` at once"),
+        "{seen_result}"
+    );
+    // Two other tools after a repeat are a plan, as before: the new call leads.
+    let plan = [read.clone(), call("list_dir", r#"{"path": "."}"#)].join("\n");
+    let r = run_task(
+        dir.path(),
+        "What does a.txt say?",
+        vec![read, plan, "a.txt says alpha.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(tools_run(&r.events), vec!["read_file", "list_dir"]);
+}
+
+#[test]
+fn an_answer_taken_from_the_latest_result_is_not_held_for_a_waiting_call() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("limits.toml"), "max_connections = 480\n").unwrap();
+    let first = [
+        call("read_file", r#"{"path": "limits.toml"}"#),
+        call("search", r#"{"pattern": "max_connections"}"#),
+    ]
+    .join("\n");
+    let task = "Read limits.toml and tell me max_connections.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![first.clone(), "max_connections is 480.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
+    assert_eq!(recoveries(&r.events), Vec::<String>::new());
+    // An answer that opens like the note ("Not done yet.") copies it.
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            first,
+            "It is set in the file.".into(),
+            "Not done yet.".into(),
+            "max_connections is 480.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
+    assert_eq!(
+        recoveries(&r.events),
+        vec!["not_an_answer", "not_an_answer"]
+    );
+}
+
+#[test]
+fn an_answer_before_the_change_the_task_asks_for_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("services/auth")).unwrap();
+    std::fs::write(dir.path().join("services/auth/VERSION"), "1.0.0\n").unwrap();
+    let task =
+        "Every service under services/ has a VERSION file. Set the version of each one to 1.1.0.";
+    let list = call("list_dir", r#"{"path": "services"}"#);
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            list.clone(),
+            "The versions are set to 1.1.0.".into(),
+            call("read_file", r#"{"path": "services/auth/VERSION"}"#),
+            call(
+                "write_file",
+                r#"{"path": "services/auth/VERSION", "content": "1.1.0\n"}"#,
+            ),
+            "Set services/auth/VERSION to 1.1.0.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Set services/auth/VERSION to 1.1.0.")
+    );
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("no call of this run has changed anything")
+            && note.contains("reply that no change was needed"),
+        "{note}"
+    );
+    // The retry may answer: "no change was needed" is an answer.
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Auto
+    );
+    // Held once.
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![list, "Done.".into(), "No change was needed.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("No change was needed."));
+}
+
 /// The names of the tools that ran, in order.
 fn tools_run(events: &[TraceEvent]) -> Vec<String> {
     events

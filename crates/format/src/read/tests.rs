@@ -109,8 +109,9 @@ fn calls_in_other_wrappers_are_read_or_reported() {
     assert!(
         matches!(&misformatted.problems[..], [ReplyProblem::Misformatted(calls)] if calls.len() == 1 && calls[0].starts_with("<tool_call>"))
     );
-    // Every distinct call is shown, in order, each once.
-    let several = "I will read {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}, then {\"name\": \"read_file\", \"arguments\": {\"path\": \"b.txt\"}} and {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} again.";
+    // Every distinct call of the first tool is shown, in order, each once (the other
+    // tools' calls are later steps).
+    let several = "I will read {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}, then {\"name\": \"read_file\", \"arguments\": {\"path\": \"b.txt\"}}, write {\"name\": \"write_file\", \"arguments\": {\"path\": \"c.txt\", \"content\": \"x\"}} and {\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}} again.";
     let read_several = read(several, false, ToolChoice::Auto, ReadMode::REPAIR);
     match &read_several.problems[..] {
         [ReplyProblem::Misformatted(calls)] => {

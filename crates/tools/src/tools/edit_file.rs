@@ -10,6 +10,7 @@ use super::spec::function_spec;
 use crate::args::{required_string, write_access};
 use crate::atomic_write::write_atomically;
 use crate::outcome::{Access, ToolOutcome};
+use crate::similar_files::similar_files;
 use crate::text::{count_lines, line_number_at, plural, prefix_chars};
 use crate::tool::Tool;
 use crate::workspace::Workspace;
@@ -81,12 +82,24 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
     let mut file = match open_regular(&resolved, &shown) {
         Ok((file, _)) => file,
         Err(OpenRefusal::Missing) => {
-            return ToolOutcome::failure(format!(
-                "`{shown}` does not exist. To create it, use write_file; to find the file, use search with mode=\"files\"."
-            ))
+            let candidates = similar_files(workspace, &resolved, 3);
+            return ToolOutcome::failure(match candidates.is_empty() {
+                true => format!(
+                    "`{shown}` does not exist. To create it, use write_file; to find the file, use search with mode=\"files\"."
+                ),
+                false => {
+                    let listed: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
+                    format!(
+                        "`{shown}` does not exist; did you mean {}? Edit the file that exists (to create a new one, use write_file).",
+                        listed.join(", ")
+                    )
+                }
+            });
         }
         Err(OpenRefusal::NotRegular(refusal)) => return ToolOutcome::failure(refusal),
-        Err(OpenRefusal::Io(error)) => return ToolOutcome::failure(format!("cannot read `{shown}`: {error}.")),
+        Err(OpenRefusal::Io(error)) => {
+            return ToolOutcome::failure(format!("cannot read `{shown}`: {error}."))
+        }
     };
     let mut bytes = Vec::new();
     if let Err(error) = file.read_to_end(&mut bytes) {

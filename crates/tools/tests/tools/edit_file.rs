@@ -244,6 +244,19 @@ fn a_missing_file_points_to_write_file() {
         "{}",
         outcome.text
     );
+    // A file of a similar name is offered (`shop.pricing.py` for `pricing.py`).
+    std::fs::write(workspace.root().join("pricing.py"), "RATE = 0.10\n").unwrap();
+    let near = call(
+        &EditFile,
+        &workspace,
+        json!({"path": "shop.pricing.py", "old_string": "0.10", "new_string": "0.15"}),
+    );
+    assert!(
+        near.text
+            .starts_with("`shop.pricing.py` does not exist; did you mean `pricing.py`?"),
+        "{}",
+        near.text
+    );
 }
 
 #[test]
