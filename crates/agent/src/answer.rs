@@ -52,7 +52,16 @@ impl<B: Backend> Agent<B> {
             // An announced plan after a step that worked is treated the same way.
             let explains = matches!(why, NotAnswer::ExplainsSteps | NotAnswer::Announces);
             let any_tool = explains || echoed;
-            if let Some((tool, result)) = self.ran_already(run, &text, any_tool) {
+            // A plan to read a file nothing has read ("To read the
+            // `conf/prod/limits.toml` file, I will use `read_file`") is a step still to
+            // take, whatever ran before: its note (below) shows that read.
+            let unread = self.tool_names.iter().any(|t| t == READ_TOOL)
+                && meant_file(&text, &run.history, &self.executor.workspace, &run.memory).is_some();
+            let done = match unread {
+                true => None,
+                false => self.ran_already(run, &text, any_tool),
+            };
+            if let Some((tool, result)) = done {
                 // It talks about a tool that already ran: the step is done, so the
                 // retry gets its result again and is read as an answer; after a
                 // repeated call it is decoded as one.

@@ -1,8 +1,10 @@
 //! Answers that are not answers, held back with one specific note (the `full`
 //! profile): a reply that narrates tool use ("you can use the `search` function…")
 //! or announces a step instead of taking it; an answer while the output file the task
-//! names does not exist; and an answer after source edits that were never checked
-//! (the verification guard). Each hold is bounded, so a run always ends.
+//! names does not exist, while the file it asks to change is unchanged, before any
+//! look at a path it names, or before anything changed when it asks for a change; and
+//! an answer after source edits that were never checked (the verification guard).
+//! Each hold is bounded, so a run always ends.
 
 use std::path::Path;
 

@@ -31,6 +31,7 @@ mod recovery;
 mod run;
 mod schedule;
 mod state;
+mod stepwise;
 mod supported;
 mod task_paths;
 mod task_words;

@@ -1650,6 +1650,45 @@ fn an_answer_before_the_change_the_task_asks_for_is_held_once() {
     assert_eq!(r.result.answer.as_deref(), Some("No change was needed."));
 }
 
+#[test]
+fn a_plan_to_read_an_unread_file_after_another_read_gets_that_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("conf/prod")).unwrap();
+    std::fs::write(
+        dir.path().join("config.json"),
+        "{\"limits\": \"conf/prod/limits.toml\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("conf/prod/limits.toml"),
+        "max_connections = 480\n",
+    )
+    .unwrap();
+    let r = run_task(
+        dir.path(),
+        "Read config.json, then the limits file it names, and tell me max_connections.",
+        vec![
+            call("read_file", r#"{"path": "config.json"}"#),
+            "To read the `conf/prod/limits.toml` file, I will use the `read_file` function.".into(),
+            call("read_file", r#"{"path": "conf/prod/limits.toml"}"#),
+            "max_connections is 480.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("The file you mean is most likely `conf/prod/limits.toml`")
+            && !note.contains("already ran"),
+        "{note}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
+}
+
 /// The names of the tools that ran, in order.
 fn tools_run(events: &[TraceEvent]) -> Vec<String> {
     events

@@ -1,0 +1,84 @@
+//! Which calls of a reply run now (`full`, stepwise): the calls of its leading tool,
+//! while the other tools' calls wait for that result (a chain's later steps need it),
+//! and none of a spray of other tools after a call that already answered.
+
+use crate::validate::ReadyCall;
+
+/// Keeps the calls of `ready`'s leading tool and removes the rest, returning the
+/// names of the tools whose new calls were removed (in order, once each). A small
+/// model writes a chain's later calls before the result they need exists
+/// (`get_office` with an office id it made up next to the `find_employee` that gives
+/// it), so those wait for the next turn. The leading tool is that of the first call
+/// that is not a `repeat` of an earlier one (a reply that opens with the listing it
+/// already has, or the read that failed, and goes on to a new call runs that call).
+pub(crate) fn defer_other_tools(
+    ready: &mut Vec<ReadyCall>,
+    repeat: impl Fn(&ReadyCall) -> bool,
+) -> Vec<String> {
+    let lead = ready
+        .iter()
+        .find(|call| !repeat(call))
+        .or(ready.first())
+        .map(|call| call.name.clone());
+    let Some(lead) = lead else {
+        return Vec::new();
+    };
+    let mut deferred: Vec<String> = Vec::new();
+    ready.retain(|call| {
+        if call.name == lead {
+            return true;
+        }
+        if !repeat(call) && !deferred.contains(&call.name) {
+            deferred.push(call.name.clone());
+        }
+        false
+    });
+    deferred
+}
+
+/// Other tools a reply sprays at once after a call that already succeeded, at least.
+const SPRAY_TOOLS: usize = 3;
+
+/// A reply that opens with a call that already succeeded (nothing changed since) and
+/// goes on to call [`SPRAY_TOOLS`] or more other tools: a small model, its answer in
+/// hand, calling every tool of the catalog (`send_email` and `forward_email` after
+/// the draft the task asked for was saved). Only the repeats are kept (they are
+/// answered from memory); the names of the other tools are returned, and those calls
+/// are neither run nor planned. Empty when the reply is not such a spray.
+pub(crate) fn spray_after_success(
+    ready: &mut Vec<ReadyCall>,
+    succeeded: impl Fn(&ReadyCall) -> bool,
+) -> Vec<String> {
+    if !ready.first().is_some_and(&succeeded) {
+        return Vec::new();
+    }
+    let mut others: Vec<String> = Vec::new();
+    for call in ready.iter().filter(|call| !succeeded(call)) {
+        if !others.contains(&call.name) {
+            others.push(call.name.clone());
+        }
+    }
+    if others.len() < SPRAY_TOOLS {
+        return Vec::new();
+    }
+    ready.retain(|call| succeeded(call));
+    others
+}
+
+/// What the last result says about the calls a spray made.
+pub(crate) fn sprayed_note(tools: &[String]) -> String {
+    format!(
+        "\n(Your reply also called {} at once, after a call that had already given its result; those calls were not run. If the result above answers the task, reply with the answer; otherwise call only the one tool the task still needs.)",
+        crate::guards::tool_list(tools)
+    )
+}
+
+/// What the last result says about the calls that waited.
+pub(crate) fn deferred_note(tools: &[String]) -> String {
+    format!(
+        "\n(Your reply also called {}; {} not run, because {} came before this result existed and may need it. Make the next call now, with values from this result, or answer if the task is done.)",
+        crate::guards::tool_list(tools),
+        if tools.len() == 1 { "that call was" } else { "those calls were" },
+        if tools.len() == 1 { "it" } else { "they" },
+    )
+}
