@@ -116,22 +116,18 @@ impl<B: Backend> Agent<B> {
                 run.memory.planned.push(tool.clone());
             }
         }
-        if !sprayed.is_empty() {
+        // Calls not run now: the trace says which, and the last result says why.
+        let left = [
+            (&sprayed, sprayed_note as fn(&[String]) -> String),
+            (&deferred, deferred_note),
+        ];
+        for (tools, note) in left.into_iter().filter(|(tools, _)| !tools.is_empty()) {
             events.emit(&RunEvent::CallsDeferred {
                 turn: run.turns,
-                tools: sprayed.clone(),
+                tools: tools.clone(),
             });
             if let Some(last) = outcomes.last_mut() {
-                last.text.push_str(&sprayed_note(&sprayed));
-            }
-        }
-        if !deferred.is_empty() {
-            events.emit(&RunEvent::CallsDeferred {
-                turn: run.turns,
-                tools: deferred.clone(),
-            });
-            if let Some(last) = outcomes.last_mut() {
-                last.text.push_str(&deferred_note(&deferred));
+                last.text.push_str(&note(tools));
             }
         }
         if self.strategy.guards_answers() {
