@@ -21,7 +21,7 @@ impl<B: Backend> Agent<B> {
         let held = match run.memory.task_paths.first() {
             Some(named) => Held::NotLooked(Some(named.clone())),
             None => {
-                let task = run.history.get(1)?.content.as_deref()?;
+                let task = run.task();
                 let workspace = &self.executor.workspace;
                 let imagined = crate::task_paths::asks_about_files(task)
                     && crate::task_paths::absent_file(text, workspace).is_some();
@@ -59,11 +59,6 @@ impl<B: Backend> Agent<B> {
     /// Whether `text` states a value the latest successful result shows and the task
     /// does not (see `supported::quotes_result`).
     pub(crate) fn quotes_latest_result(&self, run: &RunState, text: &str) -> bool {
-        let request = run
-            .history
-            .get(1)
-            .and_then(|m| m.content.as_deref())
-            .unwrap_or_default();
         let latest = run
             .history
             .iter()
@@ -76,7 +71,7 @@ impl<B: Backend> Agent<B> {
                     .values()
                     .any(|(result, _)| content.starts_with(result.as_str()))
             });
-        latest.is_some_and(|result| crate::supported::quotes_result(text, result, request))
+        latest.is_some_and(|result| crate::supported::quotes_result(text, result, run.task()))
     }
 
     /// The one-line edit of `file` that `text` describes, if it describes one.

@@ -110,7 +110,7 @@ impl<B: Backend> Agent<B> {
         if !first_calls || ready.is_empty() {
             return None;
         }
-        let request = run.history.get(1)?.content.clone().unwrap_or_default();
+        let request = run.task().to_string();
         let root = self.executor.workspace.root();
         let mut held = Vec::with_capacity(ready.len());
         for call in ready {

@@ -299,11 +299,8 @@ impl<B: Backend> Agent<B> {
         call: &mut ReadyCall,
         events: &mut dyn EventSink,
     ) {
-        let Some(request) = run.history.get(1).and_then(|m| m.content.as_deref()) else {
-            return;
-        };
         let from = call.arguments.clone();
-        if crate::quoted_copies::restore_request_quotes(&mut call.arguments, request) {
+        if crate::quoted_copies::restore_request_quotes(&mut call.arguments, run.task()) {
             events.emit(&RunEvent::Coerced {
                 turn: run.turns,
                 tool: call.name.clone(),

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use rein_protocol::{Message, Role};
+use rein_protocol::Message;
 
 use crate::run::WRITE_TOOL;
 use crate::validate::ReadyCall;
@@ -45,12 +45,7 @@ pub(crate) fn copied_request_note(
     }
     let path = call.arguments.get("path")?.as_str()?;
     let content = call.arguments.get("content")?.as_str()?.trim();
-    let request = history
-        .iter()
-        .find(|m| m.role == Role::User)?
-        .content
-        .as_deref()?
-        .trim();
+    let request = crate::state::task_of(history).trim();
     let copied = content.chars().count() >= MIN_COPIED_CHARS && request.contains(content);
     let exists = root.join(path).is_file();
     (copied && exists).then(|| {

@@ -68,7 +68,7 @@ impl Held {
             Held::NothingWritten => "Not done yet: the task asks for a file to be written, and no call has written anything. Write it now with write_file (the path and the content the task asks for, from the results above), then reply with a short final answer.".to_string(),
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
-                tool_list(tools)
+                backticked_list(tools)
             ),
         }
     }
@@ -90,9 +90,9 @@ impl Held {
     }
 }
 
-/// `tools` as the notes name them: `` `a`, `b` ``.
-pub(crate) fn tool_list(tools: &[String]) -> String {
-    let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+/// `names` (tools, paths) as the notes write them: `` `a`, `b` ``.
+pub(crate) fn backticked_list(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|t| format!("`{t}`")).collect();
     names.join(", ")
 }
 

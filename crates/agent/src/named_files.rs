@@ -46,12 +46,6 @@ fn unopened(
     workspace: &Workspace,
     memory: &Memory,
 ) -> Vec<String> {
-    let read = |path: &str| {
-        memory
-            .succeeded_calls
-            .keys()
-            .any(|key| key.contains(&format!("\"{path}\"")))
-    };
     let mut found: Vec<String> = Vec::new();
     for token in result.split(|c: char| !(c.is_alphanumeric() || "_./-".contains(c))) {
         let token = token.trim_matches('.');
@@ -68,11 +62,24 @@ fn unopened(
         };
         let token = joined.as_str();
         let is_file = workspace.resolve(token).is_ok_and(|path| path.is_file());
-        if is_file && Some(token) != own && !read(token) && !found.iter().any(|f| f == token) {
+        if is_file
+            && Some(token) != own
+            && !taken_as_argument(memory, token)
+            && !found.iter().any(|f| f == token)
+        {
             found.push(token.to_string());
         }
     }
     found
+}
+
+/// Whether a successful call of the run took `path` as an argument value.
+fn taken_as_argument(memory: &Memory, path: &str) -> bool {
+    let quoted = format!("\"{path}\"");
+    memory
+        .succeeded_calls
+        .keys()
+        .any(|key| key.contains(&quoted))
 }
 
 /// The line a repeat's note ends with, naming `paths`; empty when there are none.
@@ -80,10 +87,9 @@ pub(crate) fn unopened_note(paths: &[String]) -> String {
     if paths.is_empty() {
         return String::new();
     }
-    let names: Vec<String> = paths.iter().map(|p| format!("`{p}`")).collect();
     format!(
         "\nFiles this result names that you have not read: {}. If the task needs one of them, read it next.",
-        names.join(", ")
+        crate::guards::backticked_list(paths)
     )
 }
 
@@ -108,19 +114,14 @@ pub(crate) fn meant_file(
             })
         })
         .collect();
-    let task = history
-        .iter()
-        .find(|m| m.role == Role::User)
-        .and_then(|m| m.content.as_deref())
-        .unwrap_or_default()
-        .to_lowercase();
+    let task = crate::state::task_of(history).to_lowercase();
     let candidates = history
         .iter()
         .rev()
         .filter(|m| m.role == Role::Tool && !names.is_empty())
         .filter_map(|m| m.content.as_deref())
         .map(|result| {
-            let mut meant: Vec<String> = unopened(result, None, None, workspace, memory)
+            let meant: Vec<String> = unopened(result, None, None, workspace, memory)
                 .into_iter()
                 .filter(|path| {
                     names
@@ -128,7 +129,6 @@ pub(crate) fn meant_file(
                         .any(|name| path == name || path.ends_with(&format!("/{name}")))
                 })
                 .collect();
-            meant.dedup();
             meant
         })
         .find(|meant| !meant.is_empty());
@@ -151,10 +151,7 @@ fn backticked_file(text: &str, workspace: &Workspace, memory: &Memory) -> Option
                 && name.len() <= 200
                 && !name.contains(char::is_whitespace)
                 && workspace.resolve(name).is_ok_and(|path| path.is_file())
-                && !memory
-                    .succeeded_calls
-                    .keys()
-                    .any(|key| key.contains(&format!("\"{name}\"")))
+                && !taken_as_argument(memory, name)
         })
         .collect();
     found.dedup();

@@ -69,7 +69,21 @@ pub(crate) struct RunState {
     pub latest_found_nothing: bool,
 }
 
+/// The task: the first user message of `history` (empty when there is none).
+pub(crate) fn task_of(history: &[Message]) -> &str {
+    history
+        .iter()
+        .find(|m| m.role == rein_protocol::Role::User)
+        .and_then(|m| m.content.as_deref())
+        .unwrap_or_default()
+}
+
 impl RunState {
+    /// The task this run was given.
+    pub(crate) fn task(&self) -> &str {
+        task_of(&self.history)
+    }
+
     /// A run of `task` under `system`, with replies of `reply_tokens`.
     pub(crate) fn new(system: String, task: &str, reply_tokens: u32) -> Self {
         RunState {

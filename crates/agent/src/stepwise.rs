@@ -69,7 +69,7 @@ pub(crate) fn spray_after_success(
 pub(crate) fn sprayed_note(tools: &[String]) -> String {
     format!(
         "\n(Your reply also called {} at once, after a call that had already given its result; those calls were not run. If the result above answers the task, reply with the answer; otherwise call only the one tool the task still needs.)",
-        crate::guards::tool_list(tools)
+        crate::guards::backticked_list(tools)
     )
 }
 
@@ -77,7 +77,7 @@ pub(crate) fn sprayed_note(tools: &[String]) -> String {
 pub(crate) fn deferred_note(tools: &[String]) -> String {
     format!(
         "\n(Your reply also called {}; {} not run, because {} came before this result existed and may need it. Make the next call now, with values from this result, or answer if the task is done.)",
-        crate::guards::tool_list(tools),
+        crate::guards::backticked_list(tools),
         if tools.len() == 1 { "that call was" } else { "those calls were" },
         if tools.len() == 1 { "it" } else { "they" },
     )

@@ -119,7 +119,7 @@ impl Strategy for Full {
                 // A call that waited for the latest result is the step to take.
                 (None, [_, ..]) => (format!(
                     "Your last reply was empty. Your earlier reply also called {}, which has not run yet (it waited for the result that is here now): make that call now, with values from the results above.",
-                    crate::guards::tool_list(context.planned)
+                    crate::guards::backticked_list(context.planned)
                 ), RetryMode::CallsOnly),
                 // "Say what you did" got "The task is done." for a question.
                 (None, []) => ("Your last reply was empty. If the results above answer the task, reply with that answer, taken from them, in one or two sentences (or, for a change, what you changed); otherwise call the next tool.".to_string(), RetryMode::Same),
