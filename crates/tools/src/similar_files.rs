@@ -9,6 +9,16 @@ const MAX_FILES_VISITED: usize = 20_000;
 /// Names less similar than this are not suggested.
 const MIN_SIMILARITY: f64 = 0.5;
 
+/// "`a`, `b`": the files of the workspace most like `missing` (at most three), for a
+/// "did you mean …?"; `None` when none is.
+pub(crate) fn did_you_mean(workspace: &Workspace, missing: &Path) -> Option<String> {
+    let listed: Vec<String> = similar_files(workspace, missing, 3)
+        .iter()
+        .map(|candidate| format!("`{candidate}`"))
+        .collect();
+    (!listed.is_empty()).then(|| listed.join(", "))
+}
+
 /// Up to `count` files (display paths) whose names resemble the file name of
 /// `missing`, most similar first: the same name in another case or directory, then
 /// by edit distance. The walk respects `.gitignore` and skips hidden files.

@@ -10,7 +10,7 @@ use super::spec::function_spec;
 use crate::args::{required_string, write_access};
 use crate::atomic_write::write_atomically;
 use crate::outcome::{Access, ToolOutcome};
-use crate::similar_files::similar_files;
+use crate::similar_files::did_you_mean;
 use crate::text::{count_lines, line_number_at, plural, prefix_chars};
 use crate::tool::Tool;
 use crate::workspace::Workspace;
@@ -82,18 +82,13 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
     let mut file = match open_regular(&resolved, &shown) {
         Ok((file, _)) => file,
         Err(OpenRefusal::Missing) => {
-            let candidates = similar_files(workspace, &resolved, 3);
-            return ToolOutcome::failure(match candidates.is_empty() {
-                true => format!(
+            return ToolOutcome::failure(match did_you_mean(workspace, &resolved) {
+                None => format!(
                     "`{shown}` does not exist. To create it, use write_file; to find the file, use search with mode=\"files\"."
                 ),
-                false => {
-                    let listed: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
-                    format!(
-                        "`{shown}` does not exist; did you mean {}? Edit the file that exists (to create a new one, use write_file).",
-                        listed.join(", ")
-                    )
-                }
+                Some(listed) => format!(
+                    "`{shown}` does not exist; did you mean {listed}? Edit the file that exists (to create a new one, use write_file)."
+                ),
             });
         }
         Err(OpenRefusal::NotRegular(refusal)) => return ToolOutcome::failure(refusal),

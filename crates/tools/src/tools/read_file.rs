@@ -12,7 +12,7 @@ use super::spec::function_spec;
 use crate::args::{optional_usize, read_access, required_string, ArgError};
 use crate::outcome::{Access, ToolOutcome};
 use crate::read_memory::{FileStamp, ReadRequest};
-use crate::similar_files::similar_files;
+use crate::similar_files::did_you_mean;
 use crate::text::json_string;
 use crate::tool::Tool;
 use crate::workspace::Workspace;
@@ -211,18 +211,10 @@ fn render(window: &Window, shown: &str, request: WindowRequest) -> (String, Stri
 }
 
 fn missing_reply(workspace: &Workspace, resolved: &Path, shown: &str) -> String {
-    let candidates = similar_files(workspace, resolved, 3);
-    if candidates.is_empty() {
-        return format!(
+    match did_you_mean(workspace, resolved) {
+        None => format!(
             "`{shown}` does not exist. Use list_dir to see what is there, or search with mode=\"files\" to find the file."
-        );
+        ),
+        Some(listed) => format!("`{shown}` does not exist; did you mean {listed}?"),
     }
-    let listed: Vec<String> = candidates
-        .iter()
-        .map(|candidate| format!("`{candidate}`"))
-        .collect();
-    format!(
-        "`{shown}` does not exist; did you mean {}?",
-        listed.join(", ")
-    )
 }
