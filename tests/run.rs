@@ -166,6 +166,19 @@ fn bench_reuse_and_concurrency_report_their_figures() {
     for field in ["ttft_reuse_ms", "ttft_full_ms", "ratio"] {
         assert!(reuse[field].as_f64().unwrap() > 0.0, "{reuse}");
     }
+    // Each arm says what it evaluated; the cold one took nothing from a cache.
+    assert_eq!(reuse["full"]["cached_tokens"], 0, "{reuse}");
+    assert_eq!(
+        reuse["full"]["evaluated_tokens"].as_u64(),
+        Some(prompt),
+        "{reuse}"
+    );
+    assert_eq!(
+        reuse["reuse"]["evaluated_tokens"].as_u64(),
+        Some(prompt - reused),
+        "{reuse}"
+    );
+    assert!(reuse["refused"].is_null(), "{reuse}");
     let out = rein(&[
         "bench",
         "concurrency",

@@ -1,5 +1,7 @@
 //! `rein bench`: measurements that need a loaded model. `reuse`: time to first token
-//! of a later turn with the cached prefix vs a full re-prefill of the same tokens;
+//! of a later turn with the cached prefix vs a full re-prefill of the same tokens on
+//! an engine of its own (each arm reports what it evaluated and what it took from a
+//! cache, and no ratio is printed when the cold arm took anything);
 //! `concurrency`: aggregate decode tokens/s with 1, 2, 4, … sessions batched together;
 //! `memory`: peak resident memory against the planner's estimate (bench_memory.rs);
 //! `serve`: an HTTP load test (bench_serve.rs).
@@ -7,7 +9,7 @@
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams};
+use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, TokenId};
 use serde_json::json;
 
 /// `rein bench` subcommands.
@@ -32,6 +34,9 @@ pub struct ReuseArgs {
     /// Tokens of conversation before the measured turn (about).
     #[arg(long, default_value_t = 2048)]
     pub ctx: u32,
+    /// Repetitions (interleaved; medians are reported).
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
@@ -78,57 +83,130 @@ pub(crate) fn greedy(prompt: Prompt, max_tokens: u32) -> GenerateRequest {
     request
 }
 
-async fn reuse(args: ReuseArgs) -> anyhow::Result<()> {
-    let path = args.model.resolve()?;
-    // Two sessions hold the conversation at once (cached and fresh); they share the KV.
-    let config = args.model.engine_config(path, Some(args.ctx + 512), 2)?;
-    let engine = Engine::load(config).await?;
-    // A conversation of about `ctx` tokens, then one more user turn.
+/// One measured turn of an arm of `reuse`.
+struct ArmTurn {
+    ttft_ms: f64,
+    prompt_tokens: usize,
+    reused_tokens: usize,
+}
+
+/// The conversation of repetition `rep`: about `ctx` tokens of history, then one
+/// more user turn. Each repetition opens differently, so none shares a prefix with
+/// another.
+async fn reuse_history(engine: &Engine, ctx: u32, rep: usize) -> anyhow::Result<Vec<TokenId>> {
     let filler = "The agent read the file, ran the tests and wrote down what it found. ";
     let mut history = engine
-        .tokenize("User: here is the log of the work so far.\n", true)
+        .tokenize(
+            &format!("User: run {rep}: here is the log of the work so far.\n"),
+            true,
+        )
         .await?;
     let sentence = engine.tokenize(filler, false).await?;
-    while history.len() + sentence.len() < args.ctx as usize {
+    while history.len() + sentence.len() < ctx as usize {
         history.extend_from_slice(&sentence);
     }
-    let mut cached = engine.session().await?;
-    let first = cached
-        .generate(greedy(Prompt::Tokens(history.clone()), 16))
-        .await?;
-    let mut turn = history;
-    turn.extend_from_slice(&first.tokens);
-    turn.extend(
-        engine
-            .tokenize("\nUser: and what should happen next?\nAssistant:", false)
-            .await?,
-    );
-    let with_reuse = cached
-        .generate(greedy(Prompt::Tokens(turn.clone()), 1))
-        .await?;
-    let mut fresh = engine.session().await?;
-    let full = fresh
-        .generate(greedy(Prompt::Tokens(turn.clone()), 1))
-        .await?;
-    let reuse_ms = with_reuse.prefill_time.as_secs_f64() * 1000.0;
-    let full_ms = full.prefill_time.as_secs_f64() * 1000.0;
+    Ok(history)
+}
+
+async fn reuse(args: ReuseArgs) -> anyhow::Result<()> {
+    if args.reps == 0 {
+        anyhow::bail!("--reps needs at least 1");
+    }
+    let path = args.model.resolve()?;
+    let config = args.model.engine_config(path, Some(args.ctx + 512), 1)?;
+    let cached_engine = Engine::load(config.clone()).await?;
+    let question = "\nUser: and what should happen next?\nAssistant:";
+    let (mut cached_turns, mut cold_turns) = (Vec::new(), Vec::new());
+    for rep in 0..args.reps {
+        // Interleaved: each repetition measures both arms on the same turn.
+        let history = reuse_history(&cached_engine, args.ctx, rep).await?;
+        let mut cached = cached_engine.session().await?;
+        let first = cached
+            .generate(greedy(Prompt::Tokens(history.clone()), 16))
+            .await?;
+        let mut turn = history;
+        turn.extend_from_slice(&first.tokens);
+        turn.extend(cached_engine.tokenize(question, false).await?);
+        let with_reuse = cached
+            .generate(greedy(Prompt::Tokens(turn.clone()), 1))
+            .await?;
+        drop(cached);
+        // The cold arm runs on a fresh engine of its own: nothing it evaluates can
+        // come from another session's KV (an engine's sessions share prefixes, even
+        // with a session gone).
+        let cold_engine = Engine::load(config.clone()).await?;
+        let mut fresh = cold_engine.session().await?;
+        let full = fresh
+            .generate(greedy(Prompt::Tokens(turn.clone()), 1))
+            .await?;
+        drop(fresh);
+        drop(cold_engine);
+        for (turns, output) in [(&mut cached_turns, with_reuse), (&mut cold_turns, full)] {
+            turns.push(ArmTurn {
+                ttft_ms: output.prefill_time.as_secs_f64() * 1000.0,
+                prompt_tokens: output.prompt_tokens,
+                reused_tokens: output.reused_tokens,
+            });
+        }
+    }
+    let reuse_ms = median(cached_turns.iter().map(|t| t.ttft_ms).collect());
+    let full_ms = median(cold_turns.iter().map(|t| t.ttft_ms).collect());
+    let prompt_tokens = cached_turns.last().map_or(0, |t| t.prompt_tokens);
+    let reused = cached_turns.last().map_or(0, |t| t.reused_tokens);
+    // A cold arm that took anything from a cache measured no re-prefill: no ratio.
+    let cold_reused: usize = cold_turns.iter().map(|t| t.reused_tokens).sum();
+    let refused = (cold_reused > 0).then(|| {
+        format!("the cold arm took {cold_reused} tokens from a cache, so it measured no full re-prefill")
+    });
+    let ratio = match &refused {
+        Some(_) => serde_json::Value::Null,
+        None => json!((reuse_ms / full_ms.max(f64::EPSILON) * 1000.0).round() / 1000.0),
+    };
+    let arm = |turns: &[ArmTurn], ms: f64| {
+        json!({
+            "ttft_ms": round(ms),
+            "evaluated_tokens": turns.last().map_or(0, |t| t.prompt_tokens - t.reused_tokens),
+            "cached_tokens": turns.last().map_or(0, |t| t.reused_tokens),
+        })
+    };
     let result = json!({
-        "model": engine.info().description,
-        "prompt_tokens": turn.len(),
-        "reused_tokens": with_reuse.reused_tokens,
+        "model": cached_engine.info().description,
+        "reps": args.reps,
+        "prompt_tokens": prompt_tokens,
+        "reused_tokens": reused,
         "ttft_reuse_ms": round(reuse_ms),
         "ttft_full_ms": round(full_ms),
-        "ratio": (reuse_ms / full_ms.max(f64::EPSILON) * 1000.0).round() / 1000.0,
+        "ratio": ratio,
+        "reuse": arm(&cached_turns, reuse_ms),
+        "full": arm(&cold_turns, full_ms),
+        "refused": refused,
     });
     if args.json {
         println!("{result}");
     } else {
         println!(
-            "turn of {} tokens: time to first token {:.1} ms with the cached prefix ({} reused), {:.1} ms re-prefilled ({:.3}x)",
-            turn.len(), reuse_ms, with_reuse.reused_tokens, full_ms, reuse_ms / full_ms.max(f64::EPSILON)
+            "turn of {prompt_tokens} tokens, median of {}: time to first token {reuse_ms:.1} ms with the cached prefix ({reused} reused), {full_ms:.1} ms re-prefilled on an engine of its own",
+            args.reps
         );
+        match &refused {
+            Some(reason) => println!("no ratio: {reason}"),
+            None => println!("ratio {:.3}x", reuse_ms / full_ms.max(f64::EPSILON)),
+        }
     }
-    Ok(())
+    match refused {
+        Some(reason) => anyhow::bail!("{reason}"),
+        None => Ok(()),
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
 }
 
 async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
@@ -141,6 +219,7 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
     let config = args.model.engine_config(path, Some(per_session), most)?;
     let engine = Engine::load(config).await?;
     let mut rates = serde_json::Map::new();
+    let mut prompts = serde_json::Map::new();
     for &count in &args.sessions {
         let started = Instant::now();
         let mut tasks = Vec::new();
@@ -153,15 +232,22 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
                 session.generate(greedy(Prompt::Text(prompt), tokens)).await
             }));
         }
-        let mut generated = 0usize;
+        let (mut generated, mut evaluated, mut cached) = (0usize, 0usize, 0usize);
         for task in tasks {
-            generated += task.await??.tokens.len();
+            let output = task.await??;
+            generated += output.tokens.len();
+            evaluated += output.prompt_tokens - output.reused_tokens;
+            cached += output.reused_tokens;
         }
         let rate = generated as f64 / started.elapsed().as_secs_f64();
         if !args.json {
-            println!("{count} sessions: {generated} tokens, {rate:.1} tokens/s in aggregate");
+            println!("{count} sessions: {generated} tokens, {rate:.1} tokens/s in aggregate ({evaluated} prompt tokens evaluated, {cached} from a cache)");
         }
         rates.insert(count.to_string(), json!(round(rate)));
+        prompts.insert(
+            count.to_string(),
+            json!({"evaluated_tokens": evaluated, "cached_tokens": cached}),
+        );
     }
     if args.json {
         println!(
@@ -170,6 +256,7 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
                 "model": engine.info().description,
                 "tokens_per_session": args.tokens,
                 "aggregate_tokens_per_s": rates,
+                "prompt_tokens": prompts,
             })
         );
     }

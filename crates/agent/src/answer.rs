@@ -37,6 +37,9 @@ impl<B: Backend> Agent<B> {
         };
         let held = match self.strategy.guards_answers() && echoes_the_note(run, &text) {
             true => Some(Held::NotAnAnswer(NotAnswer::EchoesNote)),
+            // No tool fits: the answer is the model's own ("12 × 12 = 144 … the final
+            // answer is:"), however it is worded.
+            false if run.from_knowledge => None,
             false => self.held(run, &text),
         };
         let Some(held) = held else {
@@ -122,6 +125,11 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = false;
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
+                    // The answer itself, from what was written: decoded as one.
+                    Held::StoredInstead(..) => {
+                        run.answer_only = true;
+                        (FailureClass::NotAnAnswer, RetryMode::Same)
+                    }
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
                     Held::PlannedCalls(_) | Held::Unsupported(_) => {
@@ -135,9 +143,15 @@ impl<B: Backend> Agent<B> {
                 };
                 let detail = format!("{}: {}", other.kind(), first_line(&text));
                 let note = match (&other, mode) {
-                    (Held::MissingOutput(file), RetryMode::WriteOutput) => format!(
-                        "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above. Then reply with a short final answer."
-                    ),
+                    (Held::MissingOutput(file), RetryMode::WriteOutput) => {
+                        // What the task says goes in it ("just that code"), in its words.
+                        let says = crate::guards::sentence_naming(run.task(), file)
+                            .map(|sentence| format!(" The task says: \"{sentence}\""))
+                            .unwrap_or_default();
+                        format!(
+                            "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above.{says} Then reply with a short final answer."
+                        )
+                    }
                     (Held::NotAnAnswer(_), _) => self.with_meant_file(run, &text, other.note()),
                     (Held::Unchanged(file), _) => match self.described_edit(file, &text) {
                         Some(edit) => format!(
@@ -193,20 +207,33 @@ impl<B: Backend> Agent<B> {
         if not_run {
             return None;
         }
-        // The latest successful result in the history, of `tool` or of any tool.
+        // The latest successful result in the history, of `tool` or of any tool,
+        // with the other results of that tool the same reply's calls gave (the
+        // weather of both cities asked at once).
+        let succeeded = |m: &rein_protocol::Message, tool: Option<&str>| {
+            let name = m.name.as_deref()?;
+            let content = m.content.as_ref()?;
+            (m.role == rein_protocol::Role::Tool
+                && tool.is_none_or(|t| t == name)
+                && results_of(name).contains(&content))
+            .then(|| (name.to_string(), content.clone()))
+        };
         let latest = |tool: Option<&str>| {
-            run.history
+            let last = run
+                .history
+                .iter()
+                .rposition(|m| succeeded(m, tool).is_some())?;
+            let (name, _) = succeeded(&run.history[last], tool)?;
+            let batch = run.history[..=last]
                 .iter()
                 .rev()
-                .filter(|m| m.role == rein_protocol::Role::Tool)
-                .filter(|m| tool.is_none_or(|t| m.name.as_deref() == Some(t)))
-                .find_map(|m| {
-                    let name = m.name.as_deref()?;
-                    let content = m.content.as_ref()?;
-                    results_of(name)
-                        .contains(&content)
-                        .then(|| (name.to_string(), shorten(content)))
-                })
+                .take_while(|m| m.role == rein_protocol::Role::Tool)
+                .filter_map(|m| succeeded(m, Some(&name)))
+                .take(BATCH_SHOWN)
+                .map(|(_, content)| shorten(&content))
+                .collect::<Vec<_>>();
+            let shown: Vec<String> = batch.into_iter().rev().collect();
+            Some((name, shown.join("\n")))
         };
         named
             .and_then(|tool| latest(Some(tool)))
@@ -291,6 +318,14 @@ impl<B: Backend> Agent<B> {
             {
                 return Some(planned);
             }
+            if let Some((path, content)) =
+                crate::stored_answer::stored_instead(text, run.task(), &run.memory)
+            {
+                let held = Held::StoredInstead(path, content);
+                if run.holds.has_room(&held) {
+                    return Some(held);
+                }
+            }
             // A value nothing showed, once a tool has run (before, an answer may be
             // the model's own knowledge: a request no tool fits).
             if !run.memory.succeeded_calls.is_empty() {
@@ -340,7 +375,46 @@ fn echoes_the_note(run: &RunState, text: &str) -> bool {
         .filter(|m| m.role == rein_protocol::Role::Tool)
         .filter_map(|m| m.content.as_deref())
         .any(|result| result.contains(text));
-    text.chars().count() >= 12 && in_note && !in_results
+    let copies_words = run.note.as_deref().is_some_and(|note| {
+        let mut shown = run.task().to_string();
+        for result in run
+            .history
+            .iter()
+            .filter(|m| m.role == rein_protocol::Role::Tool)
+            .filter_map(|m| m.content.as_deref())
+        {
+            shown.push('\n');
+            shown.push_str(result);
+        }
+        copies_a_run_of_words(text, note, &shown)
+    });
+    (text.chars().count() >= 12 && in_note && !in_results) || copies_words
+}
+
+/// Words in a row that make a reply a copy of the note they come from.
+const COPIED_WORDS: usize = 8;
+
+/// Whether `text` holds [`COPIED_WORDS`] words in a row of `note` (letter case and
+/// punctuation aside) that the request and the results (`shown`) do not hold: "The
+/// function `get_file_metadata` was not run: no tool fits this request, which gives
+/// …" copies the note; a value copied from a result the note quotes does not.
+fn copies_a_run_of_words(text: &str, note: &str, shown: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let runs = |text: &str| -> std::collections::HashSet<Vec<String>> {
+        words(text)
+            .windows(COPIED_WORDS)
+            .map(<[String]>::to_vec)
+            .collect()
+    };
+    let (in_note, in_shown) = (runs(note), runs(shown));
+    words(text)
+        .windows(COPIED_WORDS)
+        .any(|run| in_note.contains(run) && !in_shown.contains(run))
 }
 
 /// Whether `inner` repeats (part of) a result a call gave with success.
@@ -350,6 +424,9 @@ fn echoes_a_result(run: &RunState, inner: &str) -> bool {
         result == inner || (inner.chars().count() >= 3 && result.contains(inner))
     })
 }
+
+/// Results of one reply's calls of a tool a note shows at most.
+const BATCH_SHOWN: usize = 4;
 
 /// A tool result as the note shows it: without its untrusted-data wrapper, at most
 /// 1,200 characters.

@@ -1,5 +1,6 @@
 //! The checks `full` makes between validation and execution: the run's first calls
-//! held once when none takes a value from the request (`grounding`), calls with an
+//! held once when none takes a value from the request (`grounding`; twice in a lookup
+//! run, the second time for an answer, see `answer_now`), calls with an
 //! identifier nothing showed answered instead of run (`guesses`), the request written
 //! over a file not run (`copies`), a write over a file the run never read not run
 //! (`unread_writes`), and a failure next to another tool's success in the
@@ -103,8 +104,17 @@ impl<B: Backend> Agent<B> {
         ready: &[ReadyCall],
         events: &mut dyn EventSink,
     ) -> Option<Flow> {
+        let held_before = run
+            .recoveries
+            .get(&FailureClass::Ungrounded)
+            .copied()
+            .unwrap_or_default();
+        // Held once; in a lookup run, a second such call is a request no tool fits.
+        let again = held_before == 1
+            && crate::answer_now::lookup_run(&run.memory)
+            && ready.iter().all(|call| self.executor.is_lookup(call));
         let first_calls = run.tool_calls == 0
-            && !run.recoveries.contains_key(&FailureClass::Ungrounded)
+            && (held_before == 0 || again)
             && self.strategy.guards_answers()
             && self.config.grounding_check;
         if !first_calls || ready.is_empty() {
@@ -124,7 +134,15 @@ impl<B: Backend> Agent<B> {
         }
         let first = &ready[0];
         let detail = format!("{}: {}", first.name, held[0].join(", "));
-        let note = ungrounded_note(&first.name, &held[0]);
+        let note = match again {
+            true => {
+                // The retry is decoded as the answer, from what the model knows.
+                run.answer_only = true;
+                run.from_knowledge = true;
+                crate::answer_now::no_tool_fits_note(&first.name, run.task())
+            }
+            false => ungrounded_note(&first.name, &held[0]),
+        };
         Some(self.retry(
             run,
             FailureClass::Ungrounded,

@@ -6,6 +6,7 @@ use rein_engine::{Backend, Completion};
 use rein_protocol::{EventSink, RunEvent, StopReason};
 use serde_json::json;
 
+use crate::answer_now;
 use crate::execute::CallOutcome;
 use crate::named_files::meant_file;
 use crate::profile::{Exchange, RetryMode};
@@ -68,6 +69,9 @@ impl<B: Backend> Agent<B> {
         // Identical calls in one reply run once.
         let mut seen = std::collections::HashSet::new();
         ready.retain(|call| seen.insert(call.key()));
+        if let Some(flow) = self.answer_repeat_led(run, &ready, events) {
+            return flow;
+        }
         let stepwise = self.config.stepwise && self.strategy.guards_answers();
         let mut sprayed = Vec::new();
         let deferred = match stepwise {
@@ -194,6 +198,18 @@ impl<B: Backend> Agent<B> {
             .last()
             .filter(|outcome| !outcome.ok && !outcome.repeated_success)
             .map(|outcome| failure_line(&outcome.text));
+        if run.answer_only && self.strategy.guards_answers() && answer_now::lookup_run(&run.memory)
+        {
+            // The next reply answers: in a lookup run it gets the request and every
+            // result so far (the small model answered "Dallas, TX: 78.5 °C" with the
+            // weather of Oslo and Madrid above it).
+            let results = answer_now::results_so_far(&run.memory);
+            if let (Some(last), false) = (outcomes.last_mut(), results.is_empty()) {
+                last.text.push_str("\n\n");
+                last.text
+                    .push_str(&answer_now::answer_from_results(run.task(), &results));
+            }
+        }
         let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
         self.strategy.record(
             Exchange {
@@ -212,6 +228,44 @@ impl<B: Backend> Agent<B> {
             )),
             None => Flow::Next,
         }
+    }
+}
+
+impl<B: Backend> Agent<B> {
+    /// A lookup run's reply that opens with a call it already made and goes on to
+    /// others (see `answer_now`): nothing runs, and the retry is decoded as the
+    /// answer, with the results so far in its note.
+    fn answer_repeat_led(
+        &self,
+        run: &mut RunState,
+        ready: &[ReadyCall],
+        events: &mut dyn EventSink,
+    ) -> Option<Flow> {
+        if !self.strategy.guards_answers() || !answer_now::lookup_run(&run.memory) {
+            return None;
+        }
+        let repeat = answer_now::opening_repeat(ready, &run.memory, run.task())?;
+        // A step of a look through the workspace (the next page of a file after the
+        // first again) goes on; lookups elsewhere had their answer.
+        if !ready.iter().all(|call| self.executor.is_lookup(call)) {
+            return None;
+        }
+        let results = answer_now::results_so_far(&run.memory);
+        let note = answer_now::repeat_led_note(repeat, run.task(), &results);
+        let detail = format!(
+            "{}: a reply led by a call already made, with {} more",
+            repeat.name,
+            ready.len() - 1
+        );
+        run.answer_only = true;
+        Some(self.retry(
+            run,
+            FailureClass::Repetition,
+            &detail,
+            Some(note),
+            RetryMode::Same,
+            events,
+        ))
     }
 }
 

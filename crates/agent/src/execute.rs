@@ -104,6 +104,12 @@ pub(crate) struct Memory {
     /// Calls that succeeded, by [`ReadyCall::key`], with their result and the
     /// [`Memory::changes`] count when they ran.
     pub succeeded_calls: HashMap<String, (String, u64)>,
+    /// The keys of [`Memory::succeeded_calls`] in the order they first succeeded,
+    /// each with whether its result found nothing.
+    pub succeeded_order: Vec<(String, bool)>,
+    /// The files `write_file` wrote in this run (as the call named them) with their
+    /// content, in order.
+    pub written_files: Vec<(String, String)>,
     /// Calls run so far that may have changed something (writes, the shell).
     pub changes: u64,
     /// Calls that may have changed something and succeeded.
@@ -153,6 +159,14 @@ pub(crate) struct Executor {
 }
 
 impl Executor {
+    /// Whether `call` is a lookup: it reads, and nothing of the workspace (a tool
+    /// that answers from elsewhere: a price, the weather, a user record).
+    pub(crate) fn is_lookup(&self, call: &ReadyCall) -> bool {
+        self.registry.get(&call.name).is_some_and(|tool| {
+            matches!(tool.access(&call.arguments, &self.workspace), Access::Read(paths) if paths.is_empty())
+        })
+    }
+
     /// Runs the calls in scheduled groups; a group's calls run at once.
     pub(crate) async fn run(
         &self,
@@ -196,9 +210,26 @@ impl Executor {
                             memory.changes_made += u64::from(outcome.ok);
                         }
                         if outcome.ok {
-                            memory
+                            let first = memory
                                 .succeeded_calls
-                                .insert(call.key(), (outcome.text.clone(), memory.changes));
+                                .insert(call.key(), (outcome.text.clone(), memory.changes))
+                                .is_none();
+                            if first {
+                                memory
+                                    .succeeded_order
+                                    .push((call.key(), outcome.found_nothing));
+                            }
+                            if call.name == crate::run::WRITE_TOOL {
+                                let argument =
+                                    |key: &str| call.arguments.get(key).and_then(Value::as_str);
+                                if let (Some(path), Some(content)) =
+                                    (argument("path"), argument("content"))
+                                {
+                                    memory
+                                        .written_files
+                                        .push((path.to_string(), content.to_string()));
+                                }
+                            }
                             if let Some(path) =
                                 crate::unread_writes::file_seen(call, &self.workspace)
                             {

@@ -55,11 +55,20 @@ pub(crate) fn ungrounded_note(tool: &str, values: &[String]) -> String {
     )
 }
 
-/// The lowercase words of `text` that are three or more letters or digits long.
-fn words(text: &str) -> HashSet<String> {
+/// Words that tie a value to no request: a SQL query's `FROM` shares "from" with
+/// "Sort these numbers from smallest to largest" and takes nothing from it.
+const FUNCTION_WORDS: [&str; 24] = [
+    "the", "and", "for", "from", "with", "into", "onto", "this", "that", "these", "those", "what",
+    "which", "who", "how", "are", "was", "were", "not", "but", "all", "any", "its", "than",
+];
+
+/// The lowercase words of `text` that are three or more letters or digits long,
+/// function words left out.
+pub(crate) fn words(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| word.chars().count() >= 3)
         .map(str::to_lowercase)
+        .filter(|word| !FUNCTION_WORDS.contains(&word.as_str()))
         .collect()
 }
 
@@ -131,6 +140,12 @@ mod tests {
         assert!(judge(
             json!({"date": "2023-04-01"}),
             "What is the capital of France?"
+        )
+        .is_some());
+        // A word like "from" ties nothing.
+        assert!(judge(
+            json!({"query": "SELECT * FROM sales WHERE price = 7"}),
+            "Sort these numbers from smallest to largest: 9, 2, 7."
         )
         .is_some());
         assert!(judge(

@@ -37,6 +37,9 @@ pub(crate) enum Held {
     /// Nothing was looked at, and the task names this path of the workspace (or, with
     /// none, the answer names a file that is not in it).
     NotLooked(Option<crate::task_paths::TaskPath>),
+    /// The answer names a file this run wrote (path, content) instead of telling what
+    /// the task asked, and the task asked for no file.
+    StoredInstead(String, String),
 }
 
 impl Held {
@@ -66,6 +69,9 @@ impl Held {
             Held::NotLooked(None) => "Not answered yet: no call has looked at the workspace, and the file your answer names is not in it. Look first: search the workspace for what the task names (search), or list it (list_dir); then answer from what you find.".to_string(),
             Held::NothingChanged => "Not done yet: the task asks for a change, and no call of this run has changed anything. If the files already are as the task asks, reply that no change was needed and why; otherwise make the change now (edit_file for part of a file, write_file for a whole new one), then reply with a short final answer.".to_string(),
             Held::NothingWritten => "Not done yet: the task asks for a file to be written, and no call has written anything. Write it now with write_file (the path and the content the task asks for, from the results above), then reply with a short final answer.".to_string(),
+            Held::StoredInstead(path, content) => {
+                crate::stored_answer::stored_note(path, content)
+            }
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
                 backticked_list(tools)
@@ -86,6 +92,7 @@ impl Held {
             Held::NothingChanged => "nothing_changed",
             Held::NotLooked(_) => "not_looked",
             Held::DescribedEdit(..) => "described_edit",
+            Held::StoredInstead(..) => "stored_instead",
         }
     }
 }
@@ -119,6 +126,8 @@ pub(crate) struct HoldCounts {
     pub not_looked: u32,
     /// Described-edit holds.
     pub described_edit: u32,
+    /// Stored-instead holds.
+    pub stored_instead: u32,
 }
 
 impl HoldCounts {
@@ -140,6 +149,7 @@ impl HoldCounts {
             Held::NothingChanged => (&mut self.nothing_changed, 1),
             Held::NotLooked(_) => (&mut self.not_looked, 1),
             Held::DescribedEdit(..) => (&mut self.described_edit, 1),
+            Held::StoredInstead(..) => (&mut self.stored_instead, 1),
         };
         if *count >= cap {
             return false;
@@ -384,6 +394,26 @@ pub(crate) fn output_file(task: &str) -> Option<String> {
     (!file.contains("..") && !file.starts_with('/')).then_some(file)
 }
 
+/// The sentence of `task` that names `file` (at most 300 characters): what the task
+/// says goes in it ("… and write just that code into a new file named incident.txt.").
+pub(crate) fn sentence_naming<'a>(task: &'a str, file: &str) -> Option<&'a str> {
+    let mut start = 0;
+    let mut sentences = Vec::new();
+    let chars: Vec<(usize, char)> = task.char_indices().collect();
+    for (index, &(at, c)) in chars.iter().enumerate() {
+        let next = chars.get(index + 1).map(|&(_, c)| c);
+        if matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace) {
+            sentences.push(&task[start..at + c.len_utf8()]);
+            start = at + c.len_utf8();
+        }
+    }
+    sentences.push(&task[start..]);
+    sentences
+        .into_iter()
+        .map(str::trim)
+        .find(|sentence| sentence.contains(file) && sentence.chars().count() <= 300)
+}
+
 /// The existing file the task asks to be changed (`change one constant in
 /// pricing.py`, `fix the bug in src/main.py`), when it names one and does not say not
 /// to (`do not change anything in README.md`).
@@ -461,6 +491,20 @@ pub(crate) fn missing_output(root: &Path, file: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sentence_that_names_the_file_is_what_goes_in_it() {
+        let task = "server.log is a long application log. Find that line, take the code from it (it looks like PG-0000), and write just that code into a new file named incident.txt. Then tell me the code.";
+        assert_eq!(
+            sentence_naming(task, "incident.txt"),
+            Some("Find that line, take the code from it (it looks like PG-0000), and write just that code into a new file named incident.txt.")
+        );
+        assert_eq!(
+            sentence_naming("Write the list to TODO.md", "TODO.md"),
+            Some("Write the list to TODO.md")
+        );
+        assert_eq!(sentence_naming("Nothing here.", "TODO.md"), None);
+    }
 
     fn tools() -> Vec<String> {
         ["read_file", "write_file", "search", "list_dir"]

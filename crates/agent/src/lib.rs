@@ -7,6 +7,7 @@
 
 mod answer;
 mod answer_hints;
+mod answer_now;
 mod call_checks;
 mod calls;
 mod config;
@@ -32,6 +33,7 @@ mod run;
 mod schedule;
 mod state;
 mod stepwise;
+mod stored_answer;
 mod supported;
 mod task_paths;
 mod task_words;

@@ -75,8 +75,8 @@ impl FailureClass {
             FailureClass::Repetition => 3,
             // Bounded by the answer holds themselves (three and one per run).
             FailureClass::NotAnAnswer | FailureClass::MissingOutput => 3,
-            // Held once per run.
-            FailureClass::Ungrounded => 1,
+            // Held once per run (twice in a lookup run, see `answer_now`).
+            FailureClass::Ungrounded => 2,
             FailureClass::Guessed => 3,
         }
     }

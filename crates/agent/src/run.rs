@@ -163,12 +163,12 @@ impl<B: Backend> Agent<B> {
                 run.note.as_deref(),
                 completion.prompt_tokens,
             ));
-            run.answer_only = false;
+            let answering = std::mem::take(&mut run.answer_only);
             run.account(&completion);
             events.emit(&turn_event(&run, &completion));
             let step = self
                 .strategy
-                .read(&completion, self.read_context(&run, &completion));
+                .read(&completion, self.read_context(&run, &completion, answering));
             let flow = self.take(step, &mut run, &completion, events).await;
             if let Some(end) = self.advance(&mut run, flow) {
                 break end;
@@ -314,7 +314,15 @@ impl<B: Backend> Agent<B> {
                     // A loop after a step that worked is most often the same call
                     // again and again: the retry shows the result and is an answer,
                     // unless that result found nothing (then it asks for another step).
-                    if let Some(result) = crate::calls::latest_result(&run.history) {
+                    // A lookup run's answer may take more than the latest result
+                    // (two cities' weather): every result so far is shown.
+                    let results = crate::answer_now::results_so_far(&run.memory);
+                    let latest =
+                        match crate::answer_now::lookup_run(&run.memory) && results.len() > 1 {
+                            true => Some(results.join("\n")),
+                            false => crate::calls::latest_result(&run.history),
+                        };
+                    if let Some(result) = latest {
                         if run.latest_found_nothing {
                             note = Some(format!(
                                 "{} The latest result found nothing:\n{result}\nDo not repeat that call: try a different pattern, another place, or another tool.",
@@ -427,7 +435,12 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    fn read_context<'a>(&'a self, run: &'a RunState, completion: &Completion) -> ReadContext<'a> {
+    fn read_context<'a>(
+        &'a self,
+        run: &'a RunState,
+        completion: &Completion,
+        answering: bool,
+    ) -> ReadContext<'a> {
         let memory = &run.memory;
         // Only a reply cut for looping asks (see the `full` profile).
         let new_call = completion.looped
@@ -442,6 +455,7 @@ impl<B: Backend> Agent<B> {
             latest_failure: run.latest_failure.as_deref(),
             new_call,
             planned: &memory.planned,
+            answering,
         }
     }
 
@@ -509,15 +523,26 @@ impl<B: Backend> Agent<B> {
             // never asked for; before any, often a request no tool fits. Either way
             // the retry may answer instead.
             mode = RetryMode::Same;
+            let second_before_any = run.tool_calls == 0
+                && run.recoveries.contains_key(&FailureClass::UnknownTool)
+                && crate::answer_now::lookup_run(&run.memory);
             let hint = match run.tool_calls {
-                0 => " If none of them fits the request, answer it directly in plain words, without a call.",
-                _ if !run.memory.succeeded_calls.is_empty() => {
-                    " If the task is already done, reply with the answer instead."
+                // The second call to nothing in a lookup run, and nothing else called:
+                // a request no tool fits (`multiply` with weather tools). The retry
+                // is decoded as the answer.
+                0 if second_before_any => {
+                    run.answer_only = true;
+                    run.from_knowledge = true;
+                    format!(" {}", crate::answer_now::no_tool_fits(run.task()))
                 }
-                _ => "",
+                0 => " If none of them fits the request, answer it directly in plain words, without a call.".to_string(),
+                _ if !run.memory.succeeded_calls.is_empty() => {
+                    " If the task is already done, reply with the answer instead.".to_string()
+                }
+                _ => String::new(),
             };
             if let Some(note) = note.as_mut() {
-                note.push_str(hint);
+                note.push_str(&hint);
             }
         }
         if self.fail(run, class, detail, note.clone(), events) {

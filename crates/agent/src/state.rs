@@ -61,6 +61,9 @@ pub(crate) struct RunState {
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
     pub answer_only: bool,
+    /// No tool fits the request (see `answer_now`): the answer comes from what the
+    /// model knows, so only a copy of the note is held.
+    pub from_knowledge: bool,
     /// The first line of the latest step's failure, when its last call failed.
     pub latest_failure: Option<String>,
     /// The size model measured on the latest requests (sizes the next one).
@@ -110,6 +113,7 @@ impl RunState {
             several_calls: false,
             repeats: 0,
             answer_only: false,
+            from_knowledge: false,
             latest_failure: None,
             prompt_size: None,
             latest_found_nothing: false,

@@ -326,7 +326,10 @@ impl<'a> ReplyReader<'a> {
         let mut released = true;
         if self.calls.is_empty() && problems.is_empty() && self.mode.repair {
             let text = content.clone().unwrap_or_default();
-            let complete = match self.looped {
+            // A reply cut for looping, or by the token limit, has the calls written
+            // in full: its unfinished last line is left out (a small model's spray
+            // of bare calls, cut in the sixth, has written five).
+            let complete = match self.looped || cut_off {
                 true => complete_lines(held),
                 false => held.to_string(),
             };

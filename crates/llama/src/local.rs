@@ -175,7 +175,11 @@ impl Backend for LocalBackend {
                 None => return Err(backend_error(EngineError::EngineGone)),
             }
         };
-        let looped = output.stop_reason == StopReason::Loop;
+        // A reply the token limit cut after the same long line again and again
+        // looped too (a call longer than the loop detector's block).
+        let looped = output.stop_reason == StopReason::Loop
+            || (output.stop_reason == StopReason::MaxTokens
+                && crate::repetition::ends_in_repeated_lines(&output.text));
         let cut_off = looped
             || matches!(
                 output.stop_reason,

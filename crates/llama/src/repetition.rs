@@ -25,9 +25,44 @@ pub(crate) fn loops(tokens: &[TokenId]) -> bool {
     })
 }
 
+/// The fewest equal lines in a row that end a reply the token limit cut as a loop.
+const MIN_LINE_REPEATS: usize = 3;
+
+/// Whether the complete lines of `text` (an unfinished last line left out) end with
+/// one non-empty line [`MIN_LINE_REPEATS`] or more times in a row: a call too long
+/// for [`MAX_PERIOD`] written again and again until the token limit cut it.
+pub(crate) fn ends_in_repeated_lines(text: &str) -> bool {
+    let complete = match text.rfind('\n') {
+        Some(end) => &text[..end],
+        None => return false,
+    };
+    let mut lines = complete
+        .lines()
+        .rev()
+        .filter(|line| !line.trim().is_empty());
+    let Some(last) = lines.next() else {
+        return false;
+    };
+    1 + lines.take_while(|line| *line == last).count() >= MIN_LINE_REPEATS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_reply_that_ends_in_one_line_again_and_again_loops() {
+        let call = r#"{"name": "create_event", "arguments": {"title": "Budget review", "date": "2024-07-02"}}"#;
+        let cut = format!("{call}\n{call}\n{call}\n{{\"name\": \"create_ev");
+        assert!(ends_in_repeated_lines(&cut));
+        assert!(ends_in_repeated_lines(&format!(
+            "{call}\n\n{call}\n\n{call}\n"
+        )));
+        // Twice is not a loop, nor are different lines, nor one unfinished line.
+        assert!(!ends_in_repeated_lines(&format!("{call}\n{call}\n{{\"na")));
+        assert!(!ends_in_repeated_lines("a\nb\nc\nd\n"));
+        assert!(!ends_in_repeated_lines(call));
+    }
 
     #[test]
     fn a_block_repeated_over_a_long_span_is_a_loop() {

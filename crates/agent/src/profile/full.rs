@@ -28,6 +28,20 @@ fn call_example(family: Family) -> String {
     }
 }
 
+/// The lines of `text` before the first line that repeats an earlier one; empty when
+/// no line repeats (the loop was inside a line).
+fn lines_once(text: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    for line in text.lines() {
+        if !line.trim().is_empty() && !seen.insert(line.trim()) {
+            return kept.join("\n").trim().to_string();
+        }
+        kept.push(line);
+    }
+    String::new()
+}
+
 impl Strategy for Full {
     fn shape(&self, tool_format: ToolFormat, forced: Option<&ToolChoice>) -> Shape {
         Shape {
@@ -46,6 +60,14 @@ impl Strategy for Full {
             // A first plan that repeats its call over and over (`read_file` of one path
             // eight times): the calls written in full run, identical ones once.
             return Step::calls(reply);
+        }
+        if completion.looped && context.answering && reply.calls.is_empty() {
+            // An answer that says its line again and again (the result it was shown,
+            // three times): its lines up to the first repeat are the answer.
+            let text = reply.content.as_deref().map(lines_once).unwrap_or_default();
+            if !text.trim().is_empty() {
+                return Step::Answer(text);
+            }
         }
         if completion.looped {
             // Cut early for repeating itself: a larger allowance would only repeat
@@ -140,5 +162,20 @@ impl Strategy for Full {
 
     fn guards_answers(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines_once;
+
+    #[test]
+    fn a_looped_answer_keeps_its_lines_up_to_the_first_repeat() {
+        let looped = "BTC/USD: 67412.50\nBTC/USD: 67412.50\nBTC/USD: 67412.50\nBTC/";
+        assert_eq!(lines_once(looped), "BTC/USD: 67412.50");
+        let two = "Oslo: 9.4 °C\nMadrid: 31.7 °C\n\nOslo: 9.4 °C\nMad";
+        assert_eq!(lines_once(two), "Oslo: 9.4 °C\nMadrid: 31.7 °C");
+        // A loop inside one line is no answer.
+        assert_eq!(lines_once("ha ha ha ha ha ha"), "");
     }
 }

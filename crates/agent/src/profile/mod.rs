@@ -195,6 +195,8 @@ pub(crate) struct ReadContext<'a> {
     pub new_call: bool,
     /// Tools whose calls waited for an earlier result and have not run since.
     pub planned: &'a [String],
+    /// The reply was decoded as an answer (no call may open it).
+    pub answering: bool,
 }
 
 /// What a profile decides.

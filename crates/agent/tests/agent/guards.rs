@@ -524,7 +524,7 @@ fn identical_calls_in_one_reply_run_once() {
 #[test]
 fn a_conversation_marker_as_an_argument_is_not_written() {
     let dir = tempfile::tempdir().unwrap();
-    let r = run(
+    let r = run_ungrounded(
         dir.path(),
         vec![
             call(
@@ -584,7 +584,7 @@ fn a_note_of_the_harness_copied_as_content_is_not_written() {
 #[test]
 fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let r = run(
+    let r = run_ungrounded(
         dir.path(),
         vec![
             call(
@@ -1709,4 +1709,64 @@ fn tool_results(events: &[TraceEvent]) -> Vec<(String, bool)> {
             _ => None,
         })
         .collect()
+}
+
+#[test]
+fn an_answer_that_points_to_a_file_it_wrote_gets_that_content() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.csv"), "C-1,ines@example.com,pro\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Find the line of ines@example.com in data.csv and tell me the customer's id and plan.",
+        vec![
+            call("read_file", r#"{"path": "data.csv"}"#),
+            call(
+                "write_file",
+                r#"{"path": "result.txt", "content": "C-1,pro"}"#,
+            ),
+            "The customer's id and plan are now stored in \"result.txt\".".into(),
+            "The id is C-1 and the plan pro.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The id is C-1 and the plan pro.")
+    );
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let note = seen(&r, 3);
+    assert!(
+        note.contains("You wrote `result.txt` with:\nC-1,pro\nReply with the answer itself"),
+        "{note}"
+    );
+    assert!(r.agent.backend().requests[3].request.prose);
+}
+
+#[test]
+fn the_write_of_the_missing_output_file_is_asked_in_the_tasks_words() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("server.log"), "ERROR code PG-4471 here\n").unwrap();
+    let task = "Find the ERROR line in server.log and write just its code into a new file named incident.txt. Then tell me the code.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "server.log"}"#),
+            "The code is PG-4471.".into(),
+            call(
+                "write_file",
+                r#"{"path": "incident.txt", "content": "PG-4471"}"#,
+            ),
+            "The code is PG-4471.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The code is PG-4471."));
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("The task says: \"Find the ERROR line in server.log and write just its code into a new file named incident.txt.\""),
+        "{note}"
+    );
 }

@@ -3,6 +3,7 @@
 //! and the four profiles. One test binary; the shared helpers are here.
 
 mod guards;
+mod lookups;
 mod profiles;
 mod recovery;
 mod steps;

@@ -207,8 +207,15 @@ fn a_reply_cut_for_looping_keeps_the_calls_it_wrote_in_full() {
     assert_eq!(reply.calls.len(), 3, "{reply:?}");
     assert_eq!(reply.calls[0].name, "read_file");
     assert_eq!(reply.calls[0].arguments, json!({"path": "TODO.md"}));
-    // The same text cut by the token limit is not read as calls.
-    assert!(read(&text, true, ToolChoice::Auto, ReadMode::REPAIR)
+    // The same text cut by the token limit has written the same calls in full; not
+    // cut, its broken last call leaves it no call.
+    assert_eq!(
+        read(&text, true, ToolChoice::Auto, ReadMode::REPAIR)
+            .calls
+            .len(),
+        3
+    );
+    assert!(read(&text, false, ToolChoice::Auto, ReadMode::REPAIR)
         .calls
         .is_empty());
     // Prose that loops holds no call.
