@@ -5,15 +5,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rein_agent::{Agent, Profile, RunConfig};
-use rein_protocol::{
-    read_trace, FunctionSpec, RunEvent as TraceEvent, RunResult, ToolSpec, TraceWriter,
-};
+use rein_agent::{Profile, RunConfig};
+use rein_protocol::{FunctionSpec, RunEvent as TraceEvent, ToolSpec};
 use rein_test_support::ScriptedBackend;
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
-use super::{call, recoveries, workspace};
+use super::{call, recoveries, run_with_tools, Run};
 
 /// A tool that answers from a table, reading nothing of the workspace.
 struct Lookup {
@@ -56,13 +54,7 @@ impl Tool for Lookup {
     }
 }
 
-struct LookupRun {
-    result: RunResult,
-    agent: Agent<ScriptedBackend>,
-    events: Vec<TraceEvent>,
-}
-
-fn run_lookups(dir: &Path, task: &str, backend: ScriptedBackend) -> LookupRun {
+fn run_lookups(dir: &Path, task: &str, backend: ScriptedBackend) -> Run {
     let mut registry = Registry::builtin();
     registry.add(Arc::new(Lookup {
         name: "get_weather",
@@ -75,23 +67,7 @@ fn run_lookups(dir: &Path, task: &str, backend: ScriptedBackend) -> LookupRun {
         name: "send_report",
         answers: vec![],
     }));
-    let mut agent = Agent::new(
-        backend,
-        workspace(dir),
-        &registry,
-        RunConfig::new(Profile::Full),
-    )
-    .unwrap();
-    let trace_dir = tempfile::tempdir().unwrap();
-    let trace_path = trace_dir.path().join("run.jsonl");
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let result = runtime.block_on(agent.run(task, Some(TraceWriter::create(&trace_path).unwrap())));
-    let events = read_trace(&trace_path).unwrap();
-    LookupRun {
-        result,
-        agent,
-        events,
-    }
+    run_with_tools(dir, task, backend, &registry, RunConfig::new(Profile::Full))
 }
 
 fn weather(city: &str) -> String {
@@ -110,7 +86,7 @@ fn ran(events: &[TraceEvent]) -> Vec<String> {
         .collect()
 }
 
-fn last_note(run: &LookupRun, request: usize) -> String {
+fn last_note(run: &Run, request: usize) -> String {
     let messages = &run.agent.backend().requests[request].messages;
     messages
         .last()

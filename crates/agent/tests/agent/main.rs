@@ -52,7 +52,18 @@ fn run_backend(dir: &Path, backend: ScriptedBackend, config: RunConfig) -> Run {
 }
 
 fn run_backend_task(dir: &Path, task: &str, backend: ScriptedBackend, config: RunConfig) -> Run {
-    let mut agent = Agent::new(backend, workspace(dir), &Registry::builtin(), config).unwrap();
+    run_with_tools(dir, task, backend, &Registry::builtin(), config)
+}
+
+/// `run_backend_task` with the tools of `registry`.
+fn run_with_tools(
+    dir: &Path,
+    task: &str,
+    backend: ScriptedBackend,
+    registry: &Registry,
+    config: RunConfig,
+) -> Run {
+    let mut agent = Agent::new(backend, workspace(dir), registry, config).unwrap();
     let trace_dir = tempfile::tempdir().unwrap();
     let trace_path = trace_dir.path().join("run.jsonl");
     let runtime = tokio::runtime::Runtime::new().unwrap();
