@@ -21,12 +21,7 @@ const RESULT_CHARS: usize = 300;
 /// Whether the run is a lookup: the task names no existing workspace path, asks for
 /// no file to write or change, and nothing has been changed.
 pub(crate) fn lookup_run(memory: &Memory) -> bool {
-    memory.task_paths.is_empty()
-        && memory.output_file.is_none()
-        && !memory.expects_write
-        && !memory.expects_change
-        && memory.file_to_change.is_none()
-        && memory.changes == 0
+    memory.task_paths.is_empty() && !memory.task_asks_for_a_file() && memory.changes == 0
 }
 
 /// The call `ready` opens with, when it is one that already succeeded with nothing
@@ -40,10 +35,19 @@ pub(crate) fn opening_repeat<'a>(
     request: &str,
 ) -> Option<&'a ReadyCall> {
     let first = ready.first()?;
-    if ready.len() < 2
-        || ready[1..]
-            .iter()
-            .any(|call| asks_anew(call, memory, request))
+    if ready.len() < 2 {
+        return None;
+    }
+    let request = words(request);
+    let taken: HashSet<String> = memory
+        .succeeded_calls
+        .keys()
+        .chain(memory.failed_calls.keys())
+        .flat_map(|key| words(key))
+        .collect();
+    if ready[1..]
+        .iter()
+        .any(|call| asks_anew(call, &request, &taken))
     {
         return None;
     }
@@ -55,17 +59,10 @@ pub(crate) fn opening_repeat<'a>(
     (*changes == memory.changes && found_something).then_some(first)
 }
 
-/// Whether `call` takes a word of `request` that no earlier call took.
-fn asks_anew(call: &ReadyCall, memory: &Memory, request: &str) -> bool {
+/// Whether `call` takes a word of the `request` that no earlier call took (`taken`).
+fn asks_anew(call: &ReadyCall, request: &HashSet<String>, taken: &HashSet<String>) -> bool {
     let mut values = Vec::new();
     crate::grounding::strings(&call.arguments, &mut values);
-    let taken: HashSet<String> = memory
-        .succeeded_calls
-        .keys()
-        .chain(memory.failed_calls.keys())
-        .flat_map(|key| words(key))
-        .collect();
-    let request = words(request);
     values
         .iter()
         .flat_map(|value| words(value))

@@ -229,9 +229,7 @@ impl<B: Backend> Agent<B> {
             None => Flow::Next,
         }
     }
-}
 
-impl<B: Backend> Agent<B> {
     /// A lookup run's reply that opens with a call it already made and goes on to
     /// others (see `answer_now`): nothing runs, and the retry is decoded as the
     /// answer, with the results so far in its note.

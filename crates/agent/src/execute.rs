@@ -158,6 +158,16 @@ pub(crate) struct Executor {
     pub json_lines: bool,
 }
 
+impl Memory {
+    /// Whether the task asks for a file to be written or changed.
+    pub(crate) fn task_asks_for_a_file(&self) -> bool {
+        self.output_file.is_some()
+            || self.expects_write
+            || self.expects_change
+            || self.file_to_change.is_some()
+    }
+}
+
 impl Executor {
     /// Whether `call` is a lookup: it reads, and nothing of the workspace (a tool
     /// that answers from elsewhere: a price, the weather, a user record).

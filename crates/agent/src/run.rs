@@ -316,12 +316,14 @@ impl<B: Backend> Agent<B> {
                     // unless that result found nothing (then it asks for another step).
                     // A lookup run's answer may take more than the latest result
                     // (two cities' weather): every result so far is shown.
-                    let results = crate::answer_now::results_so_far(&run.memory);
-                    let latest =
-                        match crate::answer_now::lookup_run(&run.memory) && results.len() > 1 {
-                            true => Some(results.join("\n")),
-                            false => crate::calls::latest_result(&run.history),
-                        };
+                    let results = match crate::answer_now::lookup_run(&run.memory) {
+                        true => crate::answer_now::results_so_far(&run.memory),
+                        false => Vec::new(),
+                    };
+                    let latest = match results.len() > 1 {
+                        true => Some(results.join("\n")),
+                        false => crate::calls::latest_result(&run.history),
+                    };
                     if let Some(result) = latest {
                         if run.latest_found_nothing {
                             note = Some(format!(

@@ -19,11 +19,7 @@ pub(crate) fn stored_instead(
     task: &str,
     memory: &Memory,
 ) -> Option<(String, String)> {
-    let asks_for_a_file = memory.output_file.is_some()
-        || memory.expects_write
-        || memory.expects_change
-        || memory.file_to_change.is_some();
-    if asks_for_a_file || !asks_to_be_told(task) {
+    if memory.task_asks_for_a_file() || !asks_to_be_told(task) {
         return None;
     }
     memory
