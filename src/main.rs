@@ -39,6 +39,9 @@ enum Command {
     /// List, pull, locate and inspect models.
     #[command(subcommand)]
     Models(commands::models::ModelsCommand),
+    /// List or clear the prompt cache on disk (the KV of system prompts and tools).
+    #[command(subcommand)]
+    Cache(commands::prompt_cache::CacheCommand),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => commands::replay::run(args),
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
+        Command::Cache(command) => commands::prompt_cache::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

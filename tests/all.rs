@@ -10,6 +10,7 @@ mod engine;
 mod eval;
 mod family_grammars;
 mod openai_client;
+mod prompt_cache;
 mod run;
 mod serve;
 mod serve_limits;

@@ -43,6 +43,7 @@ fn request(prompt: String, sampling: SamplingParams, max_tokens: u32) -> Generat
         stop: Vec::new(),
         ignore_eog: false,
         grammar: None,
+        persist_prefix: None,
     }
 }
 

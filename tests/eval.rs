@@ -206,6 +206,7 @@ fn a_quantized_model_is_written_with_provenance_and_runs_as_an_arm() {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
         .args(one_task_ab(tiny_arg, "quant=source,q8_0", &out))
         .env("REIN_MODELS_DIR", cache.path())
+        .env("REIN_NO_PROMPT_CACHE", "1")
         .env_remove("RUST_LOG")
         .output()
         .unwrap();

@@ -4,7 +4,8 @@
 //! cache, and no ratio is printed when the cold arm took anything);
 //! `concurrency`: aggregate decode tokens/s with 1, 2, 4, … sessions batched together;
 //! `memory`: peak resident memory against the planner's estimate (bench_memory.rs);
-//! `serve`: an HTTP load test (bench_serve.rs).
+//! `serve`: an HTTP load test (bench_serve.rs); `prompt-cache`: a fresh process's
+//! first turn with and without the prefix saved on disk (bench_prompt_cache.rs).
 
 use std::time::Instant;
 
@@ -23,6 +24,8 @@ pub enum BenchCommand {
     Memory(super::bench_memory::MemoryBenchArgs),
     /// A bounded HTTP load test of `rein serve`: latency percentiles and tokens/s.
     Serve(super::bench_serve::ServeBenchArgs),
+    /// The first turn of a fresh process: empty prompt cache vs the saved prefix.
+    PromptCache(super::bench_prompt_cache::PromptCacheBenchArgs),
 }
 
 /// Arguments of `rein bench reuse`.
@@ -72,6 +75,9 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Concurrency(args) => runtime()?.block_on(concurrency(args)),
         BenchCommand::Memory(args) => runtime()?.block_on(super::bench_memory::run(args)),
         BenchCommand::Serve(args) => super::bench_serve::run(args),
+        BenchCommand::PromptCache(args) => {
+            runtime()?.block_on(super::bench_prompt_cache::run(args))
+        }
     }
 }
 
@@ -200,7 +206,7 @@ async fn reuse(args: ReuseArgs) -> anyhow::Result<()> {
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
-fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     match values.len() {
         0 => 0.0,

@@ -102,7 +102,8 @@ async fn chat(
     choice: ToolChoice,
     tool_format: ToolFormat,
 ) -> anyhow::Result<()> {
-    let config = args.model.engine_config(path, args.ctx, 1)?;
+    let mut config = args.model.engine_config(path, args.ctx, 1)?;
+    config.prompt_cache = super::prompt_cache::config(!args.model.no_prompt_cache);
     let engine = Engine::load(config).await?;
     let model = LocalModel::new(engine)?;
     let mut messages = Vec::new();

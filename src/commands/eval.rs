@@ -119,6 +119,9 @@ pub struct EvalRunArgs {
     /// Fail instead of pulling a named model that is not in the cache.
     #[arg(long)]
     pub no_pull: bool,
+    /// Do not keep the KV of the system prompt and tools on disk (`rein cache`).
+    #[arg(long, env = "REIN_NO_PROMPT_CACHE")]
+    pub no_prompt_cache: bool,
 }
 
 /// Runs `rein eval`.
@@ -414,7 +417,9 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         .build()?;
     for (arm, plan) in arms.iter().zip(&plans) {
         runtime.block_on(run_arm(
-            &LlamaLoader,
+            &LlamaLoader {
+                prompt_cache: super::prompt_cache::config(!args.no_prompt_cache),
+            },
             arm,
             plan,
             &tasks,
@@ -432,7 +437,10 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
 }
 
 /// The runner's model runtime: llama.cpp in this process.
-struct LlamaLoader;
+struct LlamaLoader {
+    /// The prompt cache on disk every arm's engine uses.
+    prompt_cache: Option<rein_llama::PromptCacheConfig>,
+}
 
 impl ArmLoader for LlamaLoader {
     type Source = rein_llama::LocalModel;
@@ -448,6 +456,7 @@ impl ArmLoader for LlamaLoader {
         config.gpu_layers = load.gpu_layers;
         config.threads = load.threads;
         config.kv_type = load.kv;
+        config.prompt_cache = self.prompt_cache.clone();
         config.queue_timeout = std::time::Duration::from_secs(24 * 3600);
         let engine = rein_llama::Engine::load(config)
             .await

@@ -2,10 +2,12 @@
 
 pub mod bench;
 pub mod bench_memory;
+pub mod bench_prompt_cache;
 pub mod bench_serve;
 pub mod chat;
 pub mod eval;
 pub mod models;
+pub mod prompt_cache;
 pub mod quantize;
 pub mod replay;
 pub mod run;
@@ -82,6 +84,10 @@ pub struct ModelArgs {
     /// KV cache type: f16, q8_0 or q4_0 (quantized types halve or quarter its memory).
     #[arg(long, default_value = "f16")]
     pub kv: rein_models::KvCacheType,
+    /// Do not keep the KV of the system prompt and tools on disk for the next run (or
+    /// use it from the last): `rein cache` lists and clears that cache.
+    #[arg(long, env = "REIN_NO_PROMPT_CACHE")]
+    pub no_prompt_cache: bool,
 }
 
 impl ModelArgs {

@@ -123,9 +123,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "local" => {
             let path = args.model.resolve()?;
             runtime.block_on(async {
-                let engine_config =
+                let mut engine_config =
                     args.model
                         .engine_config(path, Some(args.ctx.unwrap_or(8192)), 1)?;
+                engine_config.prompt_cache =
+                    super::prompt_cache::config(!args.model.no_prompt_cache);
                 let engine = Engine::load(engine_config).await?;
                 let backend = LocalBackend::new(&engine).await?;
                 run_agent(backend, workspace, config, &args.task, trace).await

@@ -64,6 +64,9 @@ pub fn rein(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rein"))
         .args(args)
         .env_remove("RUST_LOG")
+        // Each run starts cold, as before the prompt cache (tests/prompt_cache.rs
+        // tests the cache itself).
+        .env("REIN_NO_PROMPT_CACHE", "1")
         .output()
         .expect("run rein")
 }
@@ -94,6 +97,7 @@ pub fn serve(args: &[&str]) -> (Served, String) {
         .args(["serve", "--model", "tiny", "--no-pull", "--port", "0"])
         .args(args)
         .env_remove("RUST_LOG")
+        .env("REIN_NO_PROMPT_CACHE", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

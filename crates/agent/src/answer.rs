@@ -28,7 +28,14 @@ impl<B: Backend> Agent<B> {
         let text = match self.strategy.guards_answers() {
             true => match result_tags_inner(&text) {
                 // Not a result that found nothing: that is no answer.
-                Some(inner) if echoes_a_result(run, inner) && !run.latest_found_nothing => {
+                // Nor a file's text copied back for a task that asks to be told
+                // nothing: "carry out its release procedure" is not done by
+                // reciting the procedure.
+                Some(inner)
+                    if echoes_a_result(run, inner)
+                        && !run.latest_found_nothing
+                        && (asks_to_be_shown(run.task()) || !echoes_a_read(run, inner)) =>
+                {
                     inner.to_string()
                 }
                 _ => text,
@@ -132,7 +139,7 @@ impl<B: Backend> Agent<B> {
                     }
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
-                    Held::PlannedCalls(_) | Held::Unsupported(_) => {
+                    Held::PlannedCalls(_) | Held::Unsupported(_) | Held::WrongPick(_) => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
                     // A call written as plain text (an answer-only turn): asked again.
@@ -148,8 +155,13 @@ impl<B: Backend> Agent<B> {
                         let says = crate::guards::sentence_naming(run.task(), file)
                             .map(|sentence| format!(" The task says: \"{sentence}\""))
                             .unwrap_or_default();
+                        // The value the held reply itself named, when a result shows it.
+                        let results = run.results();
+                        let named = crate::output_file::quoted_result_value(&text, &results, file)
+                            .map(|value| format!(" Your reply named `{value}`: if that is the text the task asks for, write just that."))
+                            .unwrap_or_default();
                         format!(
-                            "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above.{says} Then reply with a short final answer."
+                            "The task asks for `{file}`, and it does not exist yet. Write it now with {WRITE_TOOL}: path `{file}`, and as content the whole text the task asks for, taken from the results above.{says}{named} Then reply with a short final answer."
                         )
                     }
                     (Held::NotAnAnswer(_), _) => self.with_meant_file(run, &text, other.note()),
@@ -309,6 +321,13 @@ impl<B: Backend> Agent<B> {
             {
                 return Some(Held::NothingChanged);
             }
+            let results = run.results();
+            if let Some(pick) = crate::extreme_pick::wrong_pick(run.task(), &results, text) {
+                let held = Held::WrongPick(pick);
+                if run.holds.has_room(&held) {
+                    return Some(held);
+                }
+            }
             // An answer taken from the latest result is not held for a call that waited
             // for it: that call was most often the model's other way to the same value.
             let planned = Held::PlannedCalls(run.memory.planned.clone());
@@ -370,19 +389,12 @@ fn echoes_the_note(run: &RunState, text: &str) -> bool {
         })
     });
     let in_results = run
-        .history
-        .iter()
-        .filter(|m| m.role == rein_protocol::Role::Tool)
-        .filter_map(|m| m.content.as_deref())
+        .results()
+        .into_iter()
         .any(|result| result.contains(text));
     let copies_words = run.note.as_deref().is_some_and(|note| {
         let mut shown = run.task().to_string();
-        for result in run
-            .history
-            .iter()
-            .filter(|m| m.role == rein_protocol::Role::Tool)
-            .filter_map(|m| m.content.as_deref())
-        {
+        for result in run.results() {
             shown.push('\n');
             shown.push_str(result);
         }
@@ -423,6 +435,28 @@ fn echoes_a_result(run: &RunState, inner: &str) -> bool {
         let result = shorten(result);
         result == inner || (inner.chars().count() >= 3 && result.contains(inner))
     })
+}
+
+/// Whether `inner` is (part of) a file's text a `read_file` of this run gave.
+fn echoes_a_read(run: &RunState, inner: &str) -> bool {
+    let read = format!("{READ_TOOL}\u{0}");
+    run.memory
+        .succeeded_calls
+        .iter()
+        .any(|(key, (result, _))| key.starts_with(&read) && shorten(result).contains(inner))
+}
+
+/// Whether `task` asks for something to be told or shown (a question, "tell me",
+/// "show", "print"), so a file's text may be its answer.
+fn asks_to_be_shown(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    lower.contains('?')
+        || [
+            "tell me", "tell us", "give me", "report ", "show", "print", "display", "what ",
+            "which ", "content",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
 }
 
 /// Results of one reply's calls of a tool a note shows at most.

@@ -13,7 +13,9 @@ use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
 use crate::run::{Agent, Flow, FINISH_TOOL, READ_TOOL};
 use crate::state::RunState;
-use crate::stepwise::{defer_other_tools, deferred_note, spray_after_success, sprayed_note};
+use crate::stepwise::{
+    copied_from_results, defer_other_tools, deferred_note, spray_after_success, sprayed_note,
+};
 use crate::validate::{validate, ProposedCall, ReadyCall, Rejection};
 
 impl<B: Backend> Agent<B> {
@@ -91,7 +93,14 @@ impl<B: Backend> Agent<B> {
                 };
                 sprayed = spray_after_success(&mut ready, succeeded);
                 match sprayed.is_empty() {
-                    true => defer_other_tools(&mut ready, repeats),
+                    true => {
+                        let results = run.results();
+                        let root = self.executor.workspace.root();
+                        let settled = |call: &ReadyCall| {
+                            copied_from_results(call, run.task(), &results, root)
+                        };
+                        defer_other_tools(&mut ready, repeats, settled)
+                    }
                     false => Vec::new(),
                 }
             }

@@ -40,6 +40,9 @@ pub(crate) enum Held {
     /// The answer names a file this run wrote (path, content) instead of telling what
     /// the task asked, and the task asked for no file.
     StoredInstead(String, String),
+    /// The answer names another item of a compared list than the task's superlative
+    /// picks.
+    WrongPick(crate::extreme_pick::WrongPick),
 }
 
 impl Held {
@@ -72,6 +75,7 @@ impl Held {
             Held::StoredInstead(path, content) => {
                 crate::stored_answer::stored_note(path, content)
             }
+            Held::WrongPick(pick) => crate::extreme_pick::wrong_pick_note(pick),
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
                 backticked_list(tools)
@@ -93,6 +97,7 @@ impl Held {
             Held::NotLooked(_) => "not_looked",
             Held::DescribedEdit(..) => "described_edit",
             Held::StoredInstead(..) => "stored_instead",
+            Held::WrongPick(_) => "wrong_pick",
         }
     }
 }
@@ -128,6 +133,8 @@ pub(crate) struct HoldCounts {
     pub described_edit: u32,
     /// Stored-instead holds.
     pub stored_instead: u32,
+    /// Wrong-pick holds.
+    pub wrong_pick: u32,
 }
 
 impl HoldCounts {
@@ -150,6 +157,7 @@ impl HoldCounts {
             Held::NotLooked(_) => (&mut self.not_looked, 1),
             Held::DescribedEdit(..) => (&mut self.described_edit, 1),
             Held::StoredInstead(..) => (&mut self.stored_instead, 1),
+            Held::WrongPick(_) => (&mut self.wrong_pick, 1),
         };
         if *count >= cap {
             return false;

@@ -15,6 +15,7 @@ mod context;
 mod copies;
 mod described_edit;
 mod execute;
+mod extreme_pick;
 mod facts;
 mod grounding;
 mod guards;

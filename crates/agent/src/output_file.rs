@@ -1,7 +1,9 @@
 //! What the results say about the task's output file while it does not exist: a look
 //! at it shows the workspace lines that hold the task's own word (`TODO`), a write of
 //! it under another letter case names the file, and a write that drops `path:line:`
-//! from some of the lines shown says which.
+//! from some of the lines shown says which; and a reply held for the missing file that
+//! named the one value a result showed (`the gateway error code is "PG-4471"`) gets that
+//! value back in the note of the write.
 
 use std::sync::Arc;
 
@@ -114,4 +116,66 @@ fn left_out_note(shown: &[String], content: &str, file: &str) -> String {
         missing.iter().map(|l| l.as_str()).collect::<Vec<_>>().join("\n"),
         all.join("\n")
     )
+}
+
+/// Longer quoted text is a passage, not a value.
+const MAX_VALUE_CHARS: usize = 80;
+
+/// The one value `reply` quotes (in `"…"`, `'…'` or `` `…` ``) that a result of
+/// `results` shows verbatim, other than `file`; `None` when it quotes none or several.
+pub(crate) fn quoted_result_value(reply: &str, results: &[&str], file: &str) -> Option<String> {
+    let mut found: Vec<&str> = Vec::new();
+    for quote in ['"', '`', '\''] {
+        let parts: Vec<&str> = reply.split(quote).collect();
+        // The odd parts are inside a pair of quotes.
+        for inside in parts
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .take(parts.len().saturating_sub(1) / 2)
+        {
+            let value = inside.trim();
+            let fits = (2..=MAX_VALUE_CHARS).contains(&value.chars().count())
+                && value != file
+                && !value.contains('\n')
+                && results.iter().any(|r| r.contains(value));
+            if fits && !found.contains(&value) {
+                found.push(value);
+            }
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(one.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RESULT: &str =
+        "server.log:132: ERROR charge failed: gateway returned code PG-4471 (card_declined)";
+
+    #[test]
+    fn the_one_quoted_value_a_result_shows_is_found() {
+        let reply = "In this case, the gateway error code is \"PG-4471\". Let's write it into `incident.txt`.";
+        assert_eq!(
+            quoted_result_value(reply, &[RESULT], "incident.txt").as_deref(),
+            Some("PG-4471")
+        );
+    }
+
+    #[test]
+    fn no_value_several_values_or_values_no_result_shows_give_nothing() {
+        let none = "I will write the code into incident.txt.";
+        assert_eq!(quoted_result_value(none, &[RESULT], "incident.txt"), None);
+        let two = "Either `PG-4471` or `card_declined`.";
+        assert_eq!(quoted_result_value(two, &[RESULT], "incident.txt"), None);
+        let made_up = "The code is `PG-9999`.";
+        assert_eq!(
+            quoted_result_value(made_up, &[RESULT], "incident.txt"),
+            None
+        );
+    }
 }

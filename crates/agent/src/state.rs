@@ -87,6 +87,15 @@ impl RunState {
         task_of(&self.history)
     }
 
+    /// The tool results of the history, oldest first.
+    pub(crate) fn results(&self) -> Vec<&str> {
+        self.history
+            .iter()
+            .filter(|m| m.role == rein_protocol::Role::Tool)
+            .filter_map(|m| m.content.as_deref())
+            .collect()
+    }
+
     /// A run of `task` under `system`, with replies of `reply_tokens`.
     pub(crate) fn new(system: String, task: &str, reply_tokens: u32) -> Self {
         RunState {

@@ -11,9 +11,12 @@ use crate::validate::ReadyCall;
 /// it), so those wait for the next turn. The leading tool is that of the first call
 /// that is not a `repeat` of an earlier one (a reply that opens with the listing it
 /// already has, or the read that failed, and goes on to a new call runs that call).
+/// A call that is `settled` (its values copied from what the run has already seen)
+/// needs no pending result and stays.
 pub(crate) fn defer_other_tools(
     ready: &mut Vec<ReadyCall>,
     repeat: impl Fn(&ReadyCall) -> bool,
+    settled: impl Fn(&ReadyCall) -> bool,
 ) -> Vec<String> {
     let lead = ready
         .iter()
@@ -25,7 +28,7 @@ pub(crate) fn defer_other_tools(
     };
     let mut deferred: Vec<String> = Vec::new();
     ready.retain(|call| {
-        if call.name == lead {
+        if call.name == lead || (!repeat(call) && settled(call)) {
             return true;
         }
         if !repeat(call) && !deferred.contains(&call.name) {
@@ -34,6 +37,31 @@ pub(crate) fn defer_other_tools(
         false
     });
     deferred
+}
+
+/// Whether every string value of `call` was already there before the reply: in the
+/// request, in a tool result of `results`, or a path of the workspace under `root` —
+/// and at least one comes from a result. Such a call (`write_file` of the `PG-4471` a
+/// search showed, into the `incident.txt` the task names) waits for nothing.
+pub(crate) fn copied_from_results(
+    call: &ReadyCall,
+    request: &str,
+    results: &[&str],
+    root: &std::path::Path,
+) -> bool {
+    let mut values = Vec::new();
+    crate::grounding::strings(&call.arguments, &mut values);
+    let values: Vec<&str> = values
+        .into_iter()
+        .map(str::trim)
+        .filter(|v| v.chars().count() > 1)
+        .collect();
+    let in_results = |v: &str| results.iter().any(|r| r.contains(v));
+    !values.is_empty()
+        && values.iter().any(|v| in_results(v))
+        && values.iter().all(|v| {
+            in_results(v) || request.contains(v) || crate::grounding::names_existing_path(v, root)
+        })
 }
 
 /// Other tools a reply sprays at once after a call that already succeeded, at least.

@@ -25,7 +25,7 @@ pub use runner::{
     plan_parallel, prepare_out_dir, recheck_compliance, run_arm, run_id, ArmLoader, LoadSpec,
     ModelPlan, Progress, RunSettings,
 };
-pub use setup::{prepare_workspace, SetupStep};
+pub use setup::{copy_tree, prepare_workspace, SetupStep};
 pub use task::{
     list_suites, load_suite, load_task, Budget, DeclaredToolSpec, Task, TaskSpec, ToolsSpec,
 };

@@ -164,7 +164,7 @@ fn make_fifo(path: &Path) -> Result<(), String> {
 }
 
 /// Copies `from` into `to` recursively (hidden entries included).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;

@@ -35,6 +35,7 @@ pub(crate) struct Active {
     prompt_tokens: usize,
     reused_tokens: usize,
     shared_tokens: usize,
+    loaded_tokens: usize,
     started: Instant,
     prefill_time: Duration,
 }
@@ -46,6 +47,7 @@ pub(crate) struct Prefilled {
     pub(crate) prompt_tokens: usize,
     pub(crate) reused_tokens: usize,
     pub(crate) shared_tokens: usize,
+    pub(crate) loaded_tokens: usize,
     pub(crate) started: Instant,
     pub(crate) prefill_time: Duration,
 }
@@ -74,6 +76,7 @@ impl Active {
             prompt_tokens: prefilled.prompt_tokens,
             reused_tokens: prefilled.reused_tokens,
             shared_tokens: prefilled.shared_tokens,
+            loaded_tokens: prefilled.loaded_tokens,
             started: prefilled.started,
             prefill_time: prefilled.prefill_time,
         }
@@ -146,6 +149,7 @@ impl Active {
             prompt_tokens: self.prompt_tokens,
             reused_tokens: self.reused_tokens,
             shared_tokens: self.shared_tokens,
+            loaded_tokens: self.loaded_tokens,
             prefill_time: self.prefill_time,
             decode_time: elapsed.saturating_sub(self.prefill_time),
         })));

@@ -12,6 +12,7 @@ mod generation;
 mod kv;
 mod literal;
 mod local;
+mod prompt_cache;
 mod quantize;
 mod repetition;
 mod sampler;
@@ -25,6 +26,9 @@ pub use backend::machine;
 pub use engine::{Engine, GenerationStream, Session};
 pub use error::EngineError;
 pub use local::{backend_error, LocalBackend, LocalModel};
+pub use prompt_cache::{
+    clear_prompt_cache, list_prompt_cache, PromptCacheConfig, PromptCacheEntry,
+};
 pub use quantize::{quantize, QuantizeError, QuantizeTarget};
 pub use rein_models::plan_request;
 pub use rein_protocol::Grammar;

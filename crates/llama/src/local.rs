@@ -74,6 +74,27 @@ impl LocalModel {
             .prepare(&request.spec())
             .map_err(|e| BackendError::Template(e.to_string()))
     }
+
+    /// The bytes of `prompt` (prepared from `request`) that hold the system message
+    /// and what the template renders before it (the tool block): the part other
+    /// conversations with the same instructions and tools start with. `None` when the
+    /// conversation opens with no system message.
+    fn stable_prefix(&self, request: &TurnRequest, prompt: &str) -> Option<usize> {
+        let first = request.messages.first()?;
+        if first.role != rein_protocol::Role::System {
+            return None;
+        }
+        let mut spec = request.spec();
+        spec.messages = &request.messages[..1];
+        let opening = self.format.prepare(&spec).ok()?.prompt;
+        let shared = opening
+            .char_indices()
+            .zip(prompt.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map(|((i, c), _)| i + c.len_utf8())?;
+        Some(shared)
+    }
 }
 
 impl SessionSource for LocalModel {
@@ -92,6 +113,7 @@ impl SessionSource for LocalModel {
         Ok(LocalBackend {
             model: self.clone(),
             session,
+            first_turn: true,
         })
     }
 
@@ -110,6 +132,9 @@ impl SessionSource for LocalModel {
 pub struct LocalBackend {
     model: LocalModel,
     session: Session,
+    /// No turn has run yet: the next names its stable prefix for the prompt cache
+    /// (later turns extend the session's own KV).
+    first_turn: bool,
 }
 
 impl std::fmt::Debug for LocalBackend {
@@ -157,6 +182,9 @@ impl Backend for LocalBackend {
             .unwrap_or(self.model.info.context_tokens.unwrap_or(4096) as u32);
         generate.stop = prepared.stops.clone();
         generate.grammar = prepared.grammar.clone();
+        if std::mem::take(&mut self.first_turn) {
+            generate.persist_prefix = self.model.stable_prefix(&request, &prepared.prompt);
+        }
         let mut reader =
             self.model
                 .format

@@ -32,6 +32,9 @@ pub struct EngineConfig {
     pub grammar_engine: GrammarEngine,
     /// The KV cache's element type (f16 by default; q8_0 and q4_0 halve and quarter it).
     pub kv_type: KvCacheType,
+    /// Keep the KV of prompts' stable prefixes on disk for the next process (see
+    /// [`GenerateRequest::persist_prefix`]); `None` = no cache on disk.
+    pub prompt_cache: Option<crate::PromptCacheConfig>,
 }
 
 /// The library that enforces a grammar while sampling.
@@ -62,6 +65,7 @@ impl EngineConfig {
             queue_timeout: Duration::from_secs(300),
             grammar_engine: GrammarEngine::Gbnf,
             kv_type: KvCacheType::F16,
+            prompt_cache: None,
         }
     }
 }
@@ -142,6 +146,10 @@ pub struct GenerateRequest {
     pub ignore_eog: bool,
     /// Constrain the output to a grammar.
     pub grammar: Option<rein_protocol::Grammar>,
+    /// The prompt's first bytes that other runs start with too (the system prompt and
+    /// tool block): with a prompt cache configured, their KV is loaded from disk when a
+    /// file holds it, and saved there when none does. Text prompts only.
+    pub persist_prefix: Option<usize>,
 }
 
 impl GenerateRequest {
@@ -154,6 +162,7 @@ impl GenerateRequest {
             stop: Vec::new(),
             ignore_eog: false,
             grammar: None,
+            persist_prefix: None,
         }
     }
 }
@@ -204,6 +213,8 @@ pub struct GenerateOutput {
     pub reused_tokens: usize,
     /// Of those, copied from another session's KV sequence (a shared prefix).
     pub shared_tokens: usize,
+    /// Of those, read from the prompt cache on disk.
+    pub loaded_tokens: usize,
     /// Time spent evaluating the prompt.
     pub prefill_time: Duration,
     /// Time spent generating.

@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::backend::backend;
 use crate::generation::{Active, Events, Prefilled};
 use crate::kv;
+use crate::prompt_cache::{PromptCache, MIN_PERSISTED_TOKENS};
 use crate::sampler::{build_grammar, build_sampler, TokenPicker};
 use crate::slots::SlotTable;
 use crate::{
@@ -122,6 +123,8 @@ struct Worker<'m> {
     /// Generations in progress, advanced together.
     active: Vec<Active>,
     grammar_engine: GrammarEngine,
+    /// Stable prompt prefixes kept on disk across processes.
+    prompt_cache: Option<PromptCache>,
     /// llguidance's parser factory for this vocabulary, built on first use.
     #[cfg(feature = "llguidance")]
     llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
@@ -162,6 +165,15 @@ impl<'m> Worker<'m> {
                 n_ctx,
                 reason: e.to_string(),
             })?;
+        // A cache that cannot be opened costs only speed: the engine runs without it.
+        let prompt_cache = config.prompt_cache.clone().and_then(|cache| {
+            let dir = cache.dir.clone();
+            PromptCache::open(cache, &config.model_path, config.kv_type, n_ctx)
+                .map_err(|e| {
+                    tracing::warn!(dir = %dir.display(), "no prompt cache on disk: {e}");
+                })
+                .ok()
+        });
         Ok(Self {
             model,
             ctx,
@@ -171,6 +183,7 @@ impl<'m> Worker<'m> {
             slots: SlotTable::new(sessions as usize),
             active: Vec::new(),
             grammar_engine: config.grammar_engine,
+            prompt_cache,
             #[cfg(feature = "llguidance")]
             llguidance: None,
         })
@@ -423,10 +436,36 @@ impl<'m> Worker<'m> {
                 common = 0;
             }
         }
+        let started = Instant::now();
+        // A stable prefix neither this sequence nor another holds: from the disk
+        // cache, or computed and saved there for the next process.
+        let mut loaded = 0;
+        let mut save = None;
+        if let Some((len, path)) = self.persisted_prefix(&request, &prompt) {
+            if common < len {
+                if path.exists() {
+                    let whole = prompt.len() + request.max_tokens as usize;
+                    self.make_room(seq, 0, whole.min(n_ctx as usize));
+                    if let Some(cache) = &self.prompt_cache {
+                        if cache.load(&mut self.ctx, seq, &path, &prompt[..len]) {
+                            cached = prompt[..len].to_vec();
+                            common = len;
+                            loaded = len;
+                        } else {
+                            cached.clear();
+                            common = 0;
+                            save = Some((len, path));
+                        }
+                        shared = 0;
+                    }
+                } else {
+                    save = Some((len, path));
+                }
+            }
+        }
         let wanted = prompt.len() - common + request.max_tokens as usize;
         self.make_room(seq, common, wanted.min(n_ctx as usize - common));
-        let started = Instant::now();
-        if let Err(e) = self.decode(seq, common, &prompt[common..]) {
+        if let Err(e) = self.prefill(seq, common, &prompt, save) {
             kv::clear(&mut self.ctx, seq);
             self.slots.idle(seq, Vec::new());
             return Err(e);
@@ -438,6 +477,7 @@ impl<'m> Worker<'m> {
             prompt_tokens: prompt.len(),
             reused_tokens: common,
             shared_tokens: shared,
+            loaded_tokens: loaded,
             started,
             prefill_time: started.elapsed(),
         };
@@ -462,6 +502,54 @@ impl<'m> Worker<'m> {
             None => self.active.push(active),
         }
         Ok(())
+    }
+
+    /// Evaluates `prompt` from position `from` on; with `save`, the sequence is saved
+    /// to the prompt cache once it holds exactly the stable prefix (its length, its
+    /// file), before the rest is evaluated.
+    fn prefill(
+        &mut self,
+        seq: i32,
+        from: usize,
+        prompt: &[TokenId],
+        save: Option<(usize, std::path::PathBuf)>,
+    ) -> Result<(), EngineError> {
+        let Some((len, path)) = save.filter(|(len, _)| from < *len) else {
+            return self.decode(seq, from, &prompt[from..]);
+        };
+        self.decode(seq, from, &prompt[from..len])?;
+        if let Some(cache) = &self.prompt_cache {
+            cache.save(&self.ctx, seq, &path, &prompt[..len]);
+        }
+        self.decode(seq, len, &prompt[len..])
+    }
+
+    /// The stable prefix of `prompt` the request names, in tokens, and its file in the
+    /// prompt cache; `None` without a cache, without a prefix, or when it is short. At
+    /// least the prompt's last token stays outside it (its logits start the reply).
+    fn persisted_prefix(
+        &self,
+        request: &GenerateRequest,
+        prompt: &[TokenId],
+    ) -> Option<(usize, std::path::PathBuf)> {
+        let cache = self.prompt_cache.as_ref()?;
+        let bytes = request.persist_prefix?;
+        let prefix = match &request.prompt {
+            Prompt::Text(text) => self.tokenize(text.get(..bytes)?, true),
+            Prompt::Rendered { text, literal } => {
+                let head = text.get(..bytes)?;
+                let clipped: Vec<_> = literal
+                    .iter()
+                    .filter(|r| r.start < bytes)
+                    .map(|r| r.start..r.end.min(bytes))
+                    .collect();
+                self.tokenize_rendered(head, &clipped, true)
+            }
+            Prompt::Tokens(_) => return None,
+        };
+        // Tokens at the cut may merge differently: only what both tokenizations share.
+        let len = crate::slots::common_prefix(&prefix, prompt).min(prompt.len() - 1);
+        (len >= MIN_PERSISTED_TOKENS).then(|| (len, cache.path_for(&prompt[..len])))
     }
 
     /// Compiles a grammar with the configured engine.

@@ -750,12 +750,17 @@ fn a_reply_cut_for_looping_is_retried_hotter_with_a_note() {
 fn an_answer_in_result_tags_is_a_result_it_repeats_or_held() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("id.txt"), "DRF-204\n").unwrap();
-    let r = run(
+    // A question: the file's text recited is its answer (a task that asks for an
+    // action gets a note instead, picks.rs).
+    let r = run_task(
         dir.path(),
+        "What id does id.txt hold?",
         vec![
             call("read_file", r#"{"path": "id.txt"}"#),
             "<tool_response>\nDRF-204\n</tool_response>".into(),
         ],
+        true,
+        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("DRF-204"));
     // A result no tool gave is made up: held, with a note.

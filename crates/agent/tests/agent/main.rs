@@ -4,6 +4,7 @@
 
 mod guards;
 mod lookups;
+mod picks;
 mod profiles;
 mod recovery;
 mod steps;
