@@ -187,16 +187,35 @@ async fn reuse(args: ReuseArgs) -> anyhow::Result<()> {
         "full": arm(&cold_turns, full_ms),
         "refused": refused,
     });
-    if args.json {
+    let summary = format!(
+        "turn of {prompt_tokens} tokens, median of {}: time to first token {reuse_ms:.1} ms with the cached prefix ({reused} reused), {full_ms:.1} ms re-prefilled on an engine of its own",
+        args.reps
+    );
+    report(
+        &result,
+        args.json,
+        &summary,
+        reuse_ms / full_ms.max(f64::EPSILON),
+        refused,
+    )
+}
+
+/// Prints `result` as JSON, or `summary` and the `ratio` (none when `refused`), and
+/// fails with the reason when a cold arm was `refused`.
+pub(crate) fn report(
+    result: &serde_json::Value,
+    json: bool,
+    summary: &str,
+    ratio: f64,
+    refused: Option<String>,
+) -> anyhow::Result<()> {
+    if json {
         println!("{result}");
     } else {
-        println!(
-            "turn of {prompt_tokens} tokens, median of {}: time to first token {reuse_ms:.1} ms with the cached prefix ({reused} reused), {full_ms:.1} ms re-prefilled on an engine of its own",
-            args.reps
-        );
+        println!("{summary}");
         match &refused {
             Some(reason) => println!("no ratio: {reason}"),
-            None => println!("ratio {:.3}x", reuse_ms / full_ms.max(f64::EPSILON)),
+            None => println!("ratio {ratio:.3}x"),
         }
     }
     match refused {

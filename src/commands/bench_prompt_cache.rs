@@ -163,20 +163,10 @@ pub async fn run(args: PromptCacheBenchArgs) -> anyhow::Result<()> {
         "uncached": arm(&uncached, uncached_ms),
         "refused": refused,
     });
-    if args.json {
-        println!("{result}");
-    } else {
-        println!(
-            "first turn of {prompt_tokens} tokens, median of {}: {cold_ms:.1} ms with an empty prompt cache (computed and saved), {warm_ms:.1} ms with the saved prefix ({loaded} tokens loaded), {uncached_ms:.1} ms without a cache",
-            args.reps
-        );
-        match &refused {
-            Some(reason) => println!("no ratio: {reason}"),
-            None => println!("ratio {:.3}x", warm_ms / cold_ms.max(f64::EPSILON)),
-        }
-    }
-    match refused {
-        Some(reason) => anyhow::bail!("{reason}"),
-        None => Ok(()),
-    }
+    let summary = format!(
+        "first turn of {prompt_tokens} tokens, median of {}: {cold_ms:.1} ms with an empty prompt cache (computed and saved), {warm_ms:.1} ms with the saved prefix ({loaded} tokens loaded), {uncached_ms:.1} ms without a cache",
+        args.reps
+    );
+    let ratio = warm_ms / cold_ms.max(f64::EPSILON);
+    super::bench::report(&result, args.json, &summary, ratio, refused)
 }
