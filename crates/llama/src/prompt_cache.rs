@@ -382,12 +382,11 @@ fn model_sha256(dir: &Path, model_path: &Path) -> Result<String, String> {
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it into place.
+/// No `fsync`: a file a crash leaves torn fails its checks on the next load and is
+/// computed again, so the cache needs no durability, only atomic names.
 fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let temporary = PromptCache::temporary_path(path);
-    let written = fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.sync_all()
-    });
+    let written = fs::File::create(&temporary).and_then(|mut file| file.write_all(bytes));
     match written.and_then(|()| fs::rename(&temporary, path)) {
         Ok(()) => Ok(()),
         Err(e) => {
