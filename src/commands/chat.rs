@@ -103,7 +103,8 @@ async fn chat(
     tool_format: ToolFormat,
 ) -> anyhow::Result<()> {
     let mut config = args.model.engine_config(path, args.ctx, 1)?;
-    config.prompt_cache = super::prompt_cache::config(!args.model.no_prompt_cache);
+    config.prompt_cache =
+        super::prompt_cache::config(!args.model.no_prompt_cache, Some(&args.model.model));
     let engine = Engine::load(config).await?;
     let model = LocalModel::new(engine)?;
     let mut messages = Vec::new();

@@ -120,7 +120,7 @@ pub struct EvalRunArgs {
     #[arg(long)]
     pub no_pull: bool,
     /// Do not keep the KV of the system prompt and tools on disk (`rein cache`).
-    #[arg(long, env = "REIN_NO_PROMPT_CACHE")]
+    #[arg(long, env = "REIN_NO_PROMPT_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_prompt_cache: bool,
 }
 
@@ -418,7 +418,7 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
     for (arm, plan) in arms.iter().zip(&plans) {
         runtime.block_on(run_arm(
             &LlamaLoader {
-                prompt_cache: super::prompt_cache::config(!args.no_prompt_cache),
+                prompt_cache: super::prompt_cache::config(!args.no_prompt_cache, None),
             },
             arm,
             plan,

@@ -86,7 +86,7 @@ pub struct ModelArgs {
     pub kv: rein_models::KvCacheType,
     /// Do not keep the KV of the system prompt and tools on disk for the next run (or
     /// use it from the last): `rein cache` lists and clears that cache.
-    #[arg(long, env = "REIN_NO_PROMPT_CACHE")]
+    #[arg(long, env = "REIN_NO_PROMPT_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_prompt_cache: bool,
 }
 

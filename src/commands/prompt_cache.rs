@@ -31,8 +31,9 @@ pub fn cache_dir() -> anyhow::Result<PathBuf> {
 
 /// The cache settings of an engine: `None` when `enabled` is false or no directory can
 /// be found (a run without the cache is only slower). `REIN_PROMPT_CACHE_MAX_MIB` sets
-/// the size bound (default 2048).
-pub fn config(enabled: bool) -> Option<PromptCacheConfig> {
+/// the size bound (default 2048). A `model` that names a manifest entry gives its
+/// sha256 (verified when pulled), so the file is not hashed again.
+pub fn config(enabled: bool, model: Option<&str>) -> Option<PromptCacheConfig> {
     if !enabled {
         return None;
     }
@@ -44,6 +45,17 @@ pub fn config(enabled: bool) -> Option<PromptCacheConfig> {
         }
     };
     let mut config = PromptCacheConfig::new(dir);
+    config.model_sha256 = model.and_then(|model| {
+        let name = super::manifest_name(model).ok()??;
+        Some(
+            rein_models::Manifest::embedded()
+                .ok()?
+                .get(&name)
+                .ok()?
+                .sha256
+                .clone(),
+        )
+    });
     if let Some(mib) = std::env::var("REIN_PROMPT_CACHE_MAX_MIB")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())

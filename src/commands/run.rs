@@ -126,8 +126,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 let mut engine_config =
                     args.model
                         .engine_config(path, Some(args.ctx.unwrap_or(8192)), 1)?;
-                engine_config.prompt_cache =
-                    super::prompt_cache::config(!args.model.no_prompt_cache);
+                engine_config.prompt_cache = super::prompt_cache::config(
+                    !args.model.no_prompt_cache,
+                    Some(&args.model.model),
+                );
                 let engine = Engine::load(engine_config).await?;
                 let backend = LocalBackend::new(&engine).await?;
                 run_agent(backend, workspace, config, &args.task, trace).await

@@ -87,7 +87,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     runtime.block_on(async move {
         let mut config = args.model.engine_config_for(path, &plan);
         config.queue_timeout = Duration::from_secs(args.queue_timeout);
-        config.prompt_cache = super::prompt_cache::config(!args.model.no_prompt_cache);
+        config.prompt_cache =
+            super::prompt_cache::config(!args.model.no_prompt_cache, Some(&args.model.model));
         let engine = Engine::load(config).await?;
         let name = args
             .name

@@ -31,6 +31,9 @@ pub struct PromptCacheConfig {
     pub dir: PathBuf,
     /// Bytes the directory's entries may take; the least recently used go first.
     pub max_bytes: u64,
+    /// The model file's sha256 when the caller knows it (a named model, verified when
+    /// it was pulled); otherwise the file is hashed once and the hash remembered.
+    pub model_sha256: Option<String>,
 }
 
 impl PromptCacheConfig {
@@ -43,6 +46,7 @@ impl PromptCacheConfig {
         Self {
             dir: dir.into(),
             max_bytes: Self::DEFAULT_MAX_BYTES,
+            model_sha256: None,
         }
     }
 }
@@ -128,7 +132,14 @@ impl PromptCache {
     ) -> Result<Self, String> {
         fs::create_dir_all(&config.dir)
             .map_err(|e| format!("cannot create {}: {e}", config.dir.display()))?;
-        let model_sha = model_sha256(&config.dir, model_path)?;
+        let known = config
+            .model_sha256
+            .clone()
+            .filter(|sha| sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()));
+        let model_sha = match known {
+            Some(sha) => sha.to_ascii_lowercase(),
+            None => model_sha256(&config.dir, model_path)?,
+        };
         let identity = format!(
             "rein prompt cache 1\nrein-llama {}\nmodel {model_sha}\nkv {kv_type:?}\nn_ctx {n_ctx}\n",
             env!("CARGO_PKG_VERSION")
@@ -408,8 +419,8 @@ mod tests {
         let model = dir.join("model.gguf");
         fs::write(&model, b"not really a model").unwrap();
         let config = PromptCacheConfig {
-            dir: dir.join("cache"),
             max_bytes,
+            ..PromptCacheConfig::new(dir.join("cache"))
         };
         PromptCache::open(config, &model, KvCacheType::F16, 4096).unwrap()
     }
