@@ -35,13 +35,16 @@ fn log_workspace() -> tempfile::TempDir {
     dir
 }
 
+fn search_errors() -> String {
+    call(
+        "search",
+        r#"{"pattern": "ERROR", "path": "server.log", "mode": "content"}"#,
+    )
+}
+
 #[test]
 fn a_later_call_whose_values_a_result_gave_runs_without_waiting() {
     let dir = log_workspace();
-    let search = call(
-        "search",
-        r#"{"pattern": "ERROR", "path": "server.log", "mode": "content"}"#,
-    );
     let both = [
         call("read_file", r#"{"path": "server.log"}"#),
         call(
@@ -50,7 +53,7 @@ fn a_later_call_whose_values_a_result_gave_runs_without_waiting() {
         ),
     ]
     .join("\n");
-    let replies = vec![search, both, "The code is PG-4471.".to_string()];
+    let replies = vec![search_errors(), both, "The code is PG-4471.".to_string()];
     let r = run_task(
         dir.path(),
         LOG_TASK,
@@ -74,10 +77,6 @@ fn a_later_call_whose_values_a_result_gave_runs_without_waiting() {
 #[test]
 fn a_later_call_with_a_value_no_result_gave_still_waits() {
     let dir = log_workspace();
-    let search = call(
-        "search",
-        r#"{"pattern": "ERROR", "path": "server.log", "mode": "content"}"#,
-    );
     let guessed = [
         call("read_file", r#"{"path": "server.log"}"#),
         call(
@@ -90,7 +89,12 @@ fn a_later_call_with_a_value_no_result_gave_still_waits() {
         "write_file",
         r#"{"path": "incident.txt", "content": "PG-4471"}"#,
     );
-    let replies = vec![search, guessed, write, "The code is PG-4471.".to_string()];
+    let replies = vec![
+        search_errors(),
+        guessed,
+        write,
+        "The code is PG-4471.".to_string(),
+    ];
     let r = run_task(
         dir.path(),
         LOG_TASK,
