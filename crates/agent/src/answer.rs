@@ -446,17 +446,14 @@ fn echoes_a_read(run: &RunState, inner: &str) -> bool {
         .any(|(key, (result, _))| key.starts_with(&read) && shorten(result).contains(inner))
 }
 
-/// Whether `task` asks for something to be told or shown (a question, "tell me",
-/// "show", "print"), so a file's text may be its answer.
+/// Whether `task` asks for something to be told (`stored_answer::asks_to_be_told`) or
+/// shown ("show", "print", "what" …), so a file's text may be its answer.
 fn asks_to_be_shown(task: &str) -> bool {
     let lower = task.to_lowercase();
-    lower.contains('?')
-        || [
-            "tell me", "tell us", "give me", "report ", "show", "print", "display", "what ",
-            "which ", "content",
-        ]
-        .iter()
-        .any(|p| lower.contains(p))
+    crate::stored_answer::asks_to_be_told(task)
+        || ["show", "print", "display", "what ", "which ", "content"]
+            .iter()
+            .any(|p| lower.contains(p))
 }
 
 /// Results of one reply's calls of a tool a note shows at most.

@@ -40,7 +40,7 @@ pub(crate) fn stored_instead(
 }
 
 /// Whether `task` asks for an answer: a question, or "tell me" / "give me".
-fn asks_to_be_told(task: &str) -> bool {
+pub(crate) fn asks_to_be_told(task: &str) -> bool {
     let lower = task.to_lowercase();
     lower.contains('?')
         || ["tell me", "tell us", "give me", "report "]
