@@ -141,6 +141,26 @@ pub enum RunEvent {
         /// The tools whose calls waited.
         tools: Vec<String>,
     },
+    /// A tool server (MCP) was started for the run, or could not be.
+    ToolServer {
+        /// The server's name.
+        server: String,
+        /// It is running and its tools are offered.
+        started: bool,
+        /// Tools offered from it.
+        tools: usize,
+        /// Its command line or URL, or why it is not running; withdrawn tools.
+        detail: String,
+    },
+    /// What a tool server wrote on its standard error during the run.
+    ServerLog {
+        /// The server's name.
+        server: String,
+        /// The lines, oldest first.
+        lines: Vec<String>,
+        /// Older lines dropped for space.
+        dropped: usize,
+    },
     /// The run ends.
     RunEnd {
         /// The run's result.
@@ -213,6 +233,16 @@ impl RunEvent {
             RunEvent::CallsDeferred { tools, .. } => format!(
                 "   ~ not run yet, waiting for the first tool's result: {}",
                 tools.join(", ")
+            ),
+            RunEvent::ToolServer { server, started, tools, detail } => if *started {
+                format!("   + MCP server {server}: {tools} tools ({detail})")
+            } else {
+                format!("   ! MCP server {server} not running: {detail}")
+            },
+            RunEvent::ServerLog { server, lines, dropped } => format!(
+                "   MCP server {server} wrote{}:\n{}",
+                if *dropped > 0 { format!(" ({dropped} earlier lines dropped)") } else { String::new() },
+                indent(&lines.join("\n"))
             ),
             RunEvent::RunEnd { result } => format!(
                 "== end: {} after {} turns, {} tool calls ({} errors), {} ms\n   answer: {}",

@@ -1,0 +1,134 @@
+//! The MCP servers of one run: all started together, each that fails left out with
+//! a one-line reason (its tools are not offered), the rest's tools ready to add to
+//! the registry; shut down together at the end, their standard error kept for the
+//! trace.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use rein_protocol::RunEvent;
+use rein_tools::{Registry, Tool};
+
+use crate::config::ServerConfig;
+use crate::server::McpServer;
+use crate::tool::McpTool;
+
+/// The servers of a run and their tools.
+#[derive(Debug, Default)]
+pub struct McpHub {
+    servers: Vec<Arc<McpServer>>,
+    tools: Vec<Arc<McpTool>>,
+    events: Vec<RunEvent>,
+}
+
+impl McpHub {
+    /// Starts every server of `configs` in `cwd` (the workspace) at once. Servers
+    /// that fail are reported in [`McpHub::start_events`], as are tools whose
+    /// schemas cannot be offered. Must be called within a Tokio runtime.
+    pub async fn start(configs: Vec<ServerConfig>, cwd: &Path) -> Self {
+        let started =
+            futures_util::future::join_all(configs.into_iter().map(|config| async move {
+                let described = config.describe();
+                (
+                    config.name.clone(),
+                    described,
+                    McpServer::start(config, cwd).await,
+                )
+            }))
+            .await;
+        let mut hub = Self::default();
+        let mut taken = HashSet::new();
+        for (name, described, outcome) in started {
+            match outcome {
+                Ok((server, definitions)) => {
+                    let mut withdrawn = Vec::new();
+                    let mut offered = 0;
+                    for definition in &definitions {
+                        match McpTool::new(&server, definition, &mut taken) {
+                            Ok(tool) => {
+                                hub.tools.push(Arc::new(tool));
+                                offered += 1;
+                            }
+                            Err(reason) => withdrawn.push(reason),
+                        }
+                    }
+                    let mut detail = described;
+                    if !withdrawn.is_empty() {
+                        detail.push_str(&format!("; not offered: {}", withdrawn.join("; ")));
+                    }
+                    hub.events.push(RunEvent::ToolServer {
+                        server: name,
+                        started: true,
+                        tools: offered,
+                        detail,
+                    });
+                    hub.servers.push(server);
+                }
+                Err(error) => hub.events.push(RunEvent::ToolServer {
+                    server: name,
+                    started: false,
+                    tools: 0,
+                    detail: error.reason,
+                }),
+            }
+        }
+        hub
+    }
+
+    /// What happened at the start: one event per server.
+    pub fn start_events(&self) -> &[RunEvent] {
+        &self.events
+    }
+
+    /// One line per server that is not running, with the reason.
+    pub fn failures(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter_map(|event| match event {
+                RunEvent::ToolServer {
+                    server,
+                    started: false,
+                    detail,
+                    ..
+                } => Some(format!("MCP server `{server}` is not used: {detail}")),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The tools offered, in the servers' order.
+    pub fn tools(&self) -> &[Arc<McpTool>] {
+        &self.tools
+    }
+
+    /// `registry` with the servers' tools added after its own.
+    pub fn extend(&self, registry: &mut Registry) {
+        for tool in &self.tools {
+            registry.add(Arc::clone(tool) as Arc<dyn Tool>);
+        }
+    }
+
+    /// The running servers.
+    pub fn servers(&self) -> &[Arc<McpServer>] {
+        &self.servers
+    }
+
+    /// Ends every connection and process; returns each server's standard error
+    /// since the start (for the trace).
+    pub async fn shutdown(&self) -> Vec<RunEvent> {
+        let mut logs = Vec::new();
+        for server in &self.servers {
+            server.shutdown().await;
+            let (lines, dropped) = server.take_log();
+            if !lines.is_empty() || dropped > 0 {
+                logs.push(RunEvent::ServerLog {
+                    server: server.name().to_string(),
+                    lines,
+                    dropped,
+                });
+            }
+        }
+        logs
+    }
+}

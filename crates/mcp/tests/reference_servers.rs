@@ -1,0 +1,404 @@
+//! rein's MCP client against real servers: the reference `everything` and
+//! `filesystem` servers and a crash-on-demand server on the reference SDK (all under
+//! tests/mcp-servers, installed by scripts/setup.sh), plus programs that are no
+//! servers at all.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rein_mcp::{Launch, McpHub, McpTool, ServerConfig};
+use rein_protocol::RunEvent;
+use rein_tools::{Access, Tool, ToolLimits, ToolOutcome, Workspace};
+use serde_json::{json, Value};
+
+fn servers_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/server-everything")
+            .is_dir(),
+        "the MCP test servers are not installed: run scripts/setup.sh"
+    );
+    dir
+}
+
+fn node_server(name: &str, script: &str, args: &[&str]) -> ServerConfig {
+    let mut all = vec![servers_dir().join(script).display().to_string()];
+    all.extend(args.iter().map(|a| a.to_string()));
+    ServerConfig {
+        name: name.to_string(),
+        launch: Launch::Command {
+            program: "node".to_string(),
+            args: all,
+            env: BTreeMap::new(),
+        },
+        startup_timeout: Duration::from_secs(30),
+        call_timeout: Duration::from_secs(30),
+        origin: "test".to_string(),
+    }
+}
+
+fn everything() -> ServerConfig {
+    node_server(
+        "ev",
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        &["stdio"],
+    )
+}
+
+fn crashy() -> ServerConfig {
+    node_server("crashy", "crashy.mjs", &[])
+}
+
+fn command(name: &str, program: &str, args: &[&str], startup_s: u64) -> ServerConfig {
+    ServerConfig {
+        name: name.to_string(),
+        launch: Launch::Command {
+            program: program.to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: BTreeMap::new(),
+        },
+        startup_timeout: Duration::from_secs(startup_s),
+        call_timeout: Duration::from_secs(30),
+        origin: "test".to_string(),
+    }
+}
+
+fn workspace(dir: &tempfile::TempDir) -> Arc<Workspace> {
+    Arc::new(Workspace::new(dir.path(), ToolLimits::default()).unwrap())
+}
+
+fn tool<'a>(hub: &'a McpHub, name: &str) -> &'a Arc<McpTool> {
+    hub.tools()
+        .iter()
+        .find(|tool| tool.name() == name)
+        .unwrap_or_else(|| {
+            let names: Vec<&str> = hub.tools().iter().map(|t| t.name()).collect();
+            panic!("no tool {name} among {names:?}")
+        })
+}
+
+/// Calls `tool` as the agent does: on a blocking thread.
+async fn call(tool: &Arc<McpTool>, arguments: Value, workspace: &Arc<Workspace>) -> ToolOutcome {
+    let tool = Arc::clone(tool);
+    let workspace = Arc::clone(workspace);
+    tokio::task::spawn_blocking(move || tool.call(&arguments, &workspace))
+        .await
+        .unwrap()
+}
+
+fn start_detail(hub: &McpHub, server: &str) -> (bool, usize, String) {
+    hub.start_events()
+        .iter()
+        .find_map(|event| match event {
+            RunEvent::ToolServer {
+                server: name,
+                started,
+                tools,
+                detail,
+            } if name == server => Some((*started, *tools, detail.clone())),
+            _ => None,
+        })
+        .unwrap()
+}
+
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmdline).contains(marker) && pid != std::process::id() {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+async fn gone_within(marker: &str, limit: Duration) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if processes_with(marker).is_empty() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    processes_with(marker).is_empty()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_lists_tools_and_answers_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let hub = McpHub::start(vec![everything()], dir.path()).await;
+    let (started, count, detail) = start_detail(&hub, "ev");
+    assert!(started, "{detail}");
+    assert!(count >= 10, "{count} tools: {detail}");
+    assert_eq!(count, hub.tools().len());
+
+    let echo = tool(&hub, "ev__echo");
+    assert_eq!(echo.remote_name(), "echo");
+    let spec = echo.spec();
+    assert_eq!(spec.function.parameters.as_ref().unwrap()["type"], "object");
+    let outcome = call(echo, json!({"message": "hi there"}), &workspace).await;
+    assert!(outcome.ok, "{outcome:?}");
+    assert_eq!(outcome.text, "Echo: hi there");
+    assert!(echo.untrusted_output());
+
+    let sum = call(
+        tool(&hub, "ev__get-sum"),
+        json!({"a": 2, "b": 3}),
+        &workspace,
+    )
+    .await;
+    assert!(sum.ok && sum.text.contains('5'), "{sum:?}");
+
+    let image = call(tool(&hub, "ev__get-tiny-image"), json!({}), &workspace).await;
+    assert!(image.ok, "{image:?}");
+    assert!(
+        image.text.contains("[image image/png, ") && image.text.contains("bytes, not shown]"),
+        "{}",
+        image.text
+    );
+    assert!(
+        !image.text.contains("iVBOR"),
+        "base64 pasted: {}",
+        image.text
+    );
+
+    let links = call(
+        tool(&hub, "ev__get-resource-links"),
+        json!({"count": 2}),
+        &workspace,
+    )
+    .await;
+    assert_eq!(
+        links.text.matches("resource link: ").count(),
+        2,
+        "{}",
+        links.text
+    );
+
+    // A server's read-only tool is a lookup; any other is a barrier.
+    assert!(tool(&hub, "ev__get-env").read_only());
+    assert_eq!(
+        tool(&hub, "ev__get-env").access(&json!({}), &workspace),
+        Access::Read(Vec::new())
+    );
+    let toggle = tool(&hub, "ev__toggle-simulated-logging");
+    assert!(!toggle.read_only());
+    assert_eq!(toggle.access(&json!({}), &workspace), Access::Barrier);
+
+    // A bad argument is the server's error, returned as a failed call.
+    let bad = call(tool(&hub, "ev__get-sum"), json!({"a": "two"}), &workspace).await;
+    assert!(!bad.ok, "{bad:?}");
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_gets_only_the_base_environment_and_what_its_declaration_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let mut config = everything();
+    if let Launch::Command { env, .. } = &mut config.launch {
+        env.insert("REIN_DECLARED".into(), "declared-value".into());
+    }
+    let hub = McpHub::start(vec![config], dir.path()).await;
+    let outcome = call(tool(&hub, "ev__get-env"), json!({}), &workspace).await;
+    assert!(outcome.ok, "{outcome:?}");
+    let shown: Value = serde_json::from_str(&outcome.text).unwrap();
+    assert_eq!(shown["REIN_DECLARED"], "declared-value");
+    assert!(shown.get("PATH").is_some());
+    // `cargo test` sets these in this process; none reaches the server.
+    assert!(std::env::var("CARGO_MANIFEST_DIR").is_ok());
+    assert!(shown.get("CARGO_MANIFEST_DIR").is_none(), "{shown}");
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_filesystem_server_reads_a_workspace_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "the code is PG-4471\n").unwrap();
+    let workspace = workspace(&dir);
+    let root = dir.path().canonicalize().unwrap().display().to_string();
+    let hub = McpHub::start(
+        vec![node_server(
+            "fs",
+            "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+            &[&root],
+        )],
+        dir.path(),
+    )
+    .await;
+    let (started, _, detail) = start_detail(&hub, "fs");
+    assert!(started, "{detail}");
+    let read = tool(&hub, "fs__read_text_file");
+    assert!(read.read_only());
+    let outcome = call(
+        read,
+        json!({"path": format!("{root}/notes.txt")}),
+        &workspace,
+    )
+    .await;
+    assert!(outcome.ok, "{outcome:?}");
+    assert_eq!(outcome.text.trim(), "the code is PG-4471");
+    let outside = call(read, json!({"path": "/etc/hostname"}), &workspace).await;
+    assert!(!outside.ok, "{outside:?}");
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_that_cannot_start_are_left_out_with_one_line_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = McpHub::start(
+        vec![
+            command("missing", "/nonexistent/mcp-server", &[], 5),
+            command(
+                "quits",
+                "sh",
+                &["-c", "echo 'fatal: no config' >&2; exit 3"],
+                5,
+            ),
+            command(
+                "garbage",
+                "sh",
+                &["-c", "echo 'this is not json-rpc'; sleep 10"],
+                3,
+            ),
+            everything(),
+        ],
+        dir.path(),
+    )
+    .await;
+    let reasons: Vec<(String, String)> = ["missing", "quits", "garbage"]
+        .iter()
+        .map(|name| {
+            let (started, tools, detail) = start_detail(&hub, name);
+            assert!(!started && tools == 0, "{name}: {detail}");
+            assert!(!detail.contains('\n'), "{name}: {detail}");
+            (name.to_string(), detail)
+        })
+        .collect();
+    assert!(
+        reasons[0]
+            .1
+            .contains("cannot start `/nonexistent/mcp-server`"),
+        "{reasons:?}"
+    );
+    assert!(reasons[1].1.contains("fatal: no config"), "{reasons:?}");
+    assert!(reasons[2].1.contains("initialize"), "{reasons:?}");
+    // The failures say so; the working server's tools are the only ones offered.
+    assert_eq!(hub.failures().len(), 3);
+    assert!(hub.tools().iter().all(|t| t.name().starts_with("ev__")));
+    assert!(start_detail(&hub, "ev").0);
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_initialize_times_out_and_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("31.{}", std::process::id());
+    let hub = McpHub::start(vec![command("silent", "sleep", &[&marker], 1)], dir.path()).await;
+    let (started, _, detail) = start_detail(&hub, "silent");
+    assert!(!started);
+    assert!(
+        detail.contains("did not answer `initialize` within 1 s"),
+        "{detail}"
+    );
+    assert!(
+        gone_within(&format!("sleep\0{marker}"), Duration::from_secs(5)).await,
+        "the silent server still runs"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_its_timeout_is_cancelled_and_the_server_keeps_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let mut config = crashy();
+    config.call_timeout = Duration::from_secs(1);
+    let hub = McpHub::start(vec![config], dir.path()).await;
+    let (started, _, detail) = start_detail(&hub, "crashy");
+    assert!(started, "{detail}");
+    let nap = call(
+        tool(&hub, "crashy__nap"),
+        json!({"seconds": 20}),
+        &workspace,
+    )
+    .await;
+    assert!(!nap.ok && nap.timed_out, "{nap:?}");
+    assert!(
+        nap.text
+            .contains("did not finish within 1 s and was cancelled"),
+        "{}",
+        nap.text
+    );
+    let after = call(tool(&hub, "crashy__starts"), json!({}), &workspace).await;
+    assert_eq!(after.text, "started 1 times");
+    let logs = hub.shutdown().await;
+    // The server saw the cancellation; its standard error went to the log.
+    let lines: Vec<String> = logs
+        .iter()
+        .flat_map(|event| match event {
+            RunEvent::ServerLog { lines, .. } => lines.clone(),
+            _ => Vec::new(),
+        })
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.contains("nap cancelled")),
+        "{lines:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_crashes_is_started_again_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let hub = McpHub::start(vec![crashy()], dir.path()).await;
+    let crash = tool(&hub, "crashy__crash");
+    let first = call(crash, json!({}), &workspace).await;
+    assert!(!first.ok, "{first:?}");
+    assert!(
+        first.text.contains("stopped during the call"),
+        "{}",
+        first.text
+    );
+    assert!(first.text.contains("crashing now"), "{}", first.text);
+    assert!(first.text.contains("started again"), "{}", first.text);
+    let starts = call(tool(&hub, "crashy__starts"), json!({}), &workspace).await;
+    assert_eq!(starts.text, "started 2 times");
+    let second = call(crash, json!({}), &workspace).await;
+    assert!(second.text.contains("not started again"), "{}", second.text);
+    let after = call(tool(&hub, "crashy__starts"), json!({}), &workspace).await;
+    assert!(
+        !after.ok && after.text.contains("is not running"),
+        "{after:?}"
+    );
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutting_down_ends_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("rein-group-test-{}", std::process::id());
+    // The server runs as a grandchild: the shell does not exec it.
+    let script =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let line = format!("node {} stdio {marker}; true", script.display());
+    let hub = McpHub::start(
+        vec![command("nested", "sh", &["-c", &line], 30)],
+        dir.path(),
+    )
+    .await;
+    assert!(start_detail(&hub, "nested").0);
+    assert!(!processes_with(&marker).is_empty());
+    hub.shutdown().await;
+    assert!(
+        gone_within(&marker, Duration::from_secs(5)).await,
+        "left running: {:?}",
+        processes_with(&marker)
+    );
+}
