@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building rein needs on a fresh Debian/Ubuntu machine: cmake, a C/C++
 # compiler and libclang (llama.cpp and its bindings), python3 with pip (model pulls)
-# and venv (the openai client test), and a TrueType font (labels of `rein eval` plots).
-# Does nothing when everything is present.
+# and venv (the openai client test), a TrueType font (labels of `rein eval` plots), and
+# Node with npm for the pinned MCP reference servers the tests talk to (installed into
+# tests/mcp-servers/node_modules). Does nothing when everything is present.
 set -euo pipefail
 
 missing=()
@@ -27,6 +28,20 @@ has_font() {
 if [ -z "${REIN_FONT:-}" ] && ! has_font; then
   missing+=(fonts-dejavu-core)
 fi
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The MCP test servers, exactly as package-lock.json pins them; again only when the
+# lock changed since the last install.
+install_mcp_servers() {
+  local dir="$root/tests/mcp-servers"
+  if [ -f "$dir/node_modules/.package-lock.json" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  echo "rein setup: installing the MCP test servers (npm ci in tests/mcp-servers)" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "rein setup: cargo is not installed; install Rust (rustup) first." >&2
@@ -34,6 +49,7 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
+  install_mcp_servers
   exit 0
 fi
 
@@ -52,3 +68,4 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+install_mcp_servers

@@ -9,6 +9,7 @@ mod content_tokens;
 mod engine;
 mod eval;
 mod family_grammars;
+mod mcp;
 mod openai_client;
 mod prompt_cache;
 mod run;

@@ -122,6 +122,13 @@ pub struct EvalRunArgs {
     /// Do not keep the KV of the system prompt and tools on disk (`rein cache`).
     #[arg(long, env = "REIN_NO_PROMPT_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_prompt_cache: bool,
+    /// An MCP server for every run, repeatable: `NAME=COMMAND ARG…` or
+    /// `NAME=http://host:port/mcp`; started afresh in each run's workspace.
+    #[arg(long = "mcp", value_name = "NAME=COMMAND ARG…")]
+    pub mcp: Vec<String>,
+    /// How server tools are offered: auto, all or search (as `rein run`).
+    #[arg(long, default_value = "auto")]
+    pub mcp_disclosure: rein_mcp::Disclosure,
 }
 
 /// Runs `rein eval`.
@@ -234,7 +241,7 @@ fn select_tasks(args: &EvalRunArgs) -> anyhow::Result<Vec<Task>> {
 
 /// What must stay the same for earlier results in --out to be resumed.
 fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
-    json!({
+    let mut identity = json!({
         "suites": args.suite,
         "tasks": tasks.iter().map(|t| format!("{}/{}", t.suite, t.id)).collect::<Vec<_>>(),
         "ab": args.ab,
@@ -250,7 +257,12 @@ fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
         "shell_timeout_s": args.shell_timeout,
         "sandbox": args.sandbox.as_str(),
         "rein_version": env!("CARGO_PKG_VERSION"),
-    })
+    });
+    if !args.mcp.is_empty() {
+        identity["mcp"] = json!(args.mcp);
+        identity["mcp_disclosure"] = json!(format!("{:?}", args.mcp_disclosure).to_lowercase());
+    }
+    identity
 }
 
 /// Checks (or records) the experiment in `out`, so a resume never mixes experiments.
@@ -391,6 +403,8 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         shell_timeout: args.shell_timeout,
         sandbox: args.sandbox,
         out_dir: out.clone(),
+        mcp: rein_mcp::config::gather(None, None, &args.mcp)?,
+        mcp_disclosure: args.mcp_disclosure,
     };
     let total = (arms.len() * tasks.len()) as u64 * u64::from(args.reps);
     let bar = ProgressBar::new(total);

@@ -6,6 +6,7 @@ pub mod bench_prompt_cache;
 pub mod bench_serve;
 pub mod chat;
 pub mod eval;
+pub mod mcp;
 pub mod models;
 pub mod prompt_cache;
 pub mod quantize;

@@ -11,6 +11,7 @@ use rein_agent::{Agent, Profile, RunConfig};
 use rein_engine::Backend;
 use rein_format::DescriptionStyle;
 use rein_llama::{Engine, LocalBackend};
+use rein_mcp::Disclosure;
 use rein_protocol::{RunResult, Sinks, TraceWriter};
 use rein_remote::{RemoteBackend, RemoteSettings};
 use rein_tools::{Registry, SandboxMode, ToolLimits, Workspace};
@@ -96,6 +97,9 @@ pub struct RunArgs {
     /// grounding_check (e.g. `--set call_example=off`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
+    /// MCP servers whose tools the run may use.
+    #[command(flatten)]
+    pub mcp: super::mcp::McpArgs,
 }
 
 /// Runs `rein run`.
@@ -115,6 +119,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         None => default_trace_path()?,
     };
     let trace = TraceWriter::create(&trace_path)?;
+    let servers = (
+        args.mcp.servers(Some(workspace.root()))?,
+        args.mcp.mcp_disclosure,
+        args.ctx.unwrap_or(8192) as usize,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -132,12 +141,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 );
                 let engine = Engine::load(engine_config).await?;
                 let backend = LocalBackend::new(&engine).await?;
-                run_agent(backend, workspace, config, &args.task, trace).await
+                run_agent(backend, workspace, config, &args.task, trace, servers).await
             })?
         }
         "openai" => {
             let backend = RemoteBackend::new(remote_settings(&args)?)?;
-            runtime.block_on(run_agent(backend, workspace, config, &args.task, trace))?
+            runtime.block_on(run_agent(
+                backend, workspace, config, &args.task, trace, servers,
+            ))?
         }
         other => anyhow::bail!("--backend must be local or openai, got `{other}`"),
     };
@@ -150,11 +161,21 @@ async fn run_agent<B: Backend>(
     config: RunConfig,
     task: &str,
     mut trace: TraceWriter,
+    (servers, disclosure, context_tokens): (Vec<rein_mcp::ServerConfig>, Disclosure, usize),
 ) -> anyhow::Result<RunResult> {
-    let mut agent = Agent::new(backend, workspace, &Registry::builtin(), config)?;
-    let mut progress = crate::progress::StepPrinter::stderr();
-    let mut sinks = Sinks::new().with(&mut trace).with(&mut progress);
-    Ok(agent.run_with(task, &mut sinks).await)
+    let hub = super::mcp::start(servers, workspace.root(), &mut trace).await;
+    let mut registry = Registry::builtin();
+    hub.extend_for(&mut registry, disclosure, context_tokens);
+    let result = match Agent::new(backend, workspace, &registry, config) {
+        Ok(mut agent) => {
+            let mut progress = crate::progress::StepPrinter::stderr();
+            let mut sinks = Sinks::new().with(&mut trace).with(&mut progress);
+            Ok(agent.run_with(task, &mut sinks).await)
+        }
+        Err(error) => Err(error.into()),
+    };
+    super::mcp::finish(&hub, &mut trace).await;
+    result
 }
 
 /// The remote server of `--backend openai`.

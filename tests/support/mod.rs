@@ -59,6 +59,9 @@ pub fn fixed_runner(variable: &str, default: u32, max_shrink_iters: u32) -> (Tes
     (runner, cases)
 }
 
+/// A configuration directory that does not exist: tests see no user `rein.toml`.
+pub const NO_USER_CONFIG: &str = "/nonexistent/rein-test-config";
+
 /// Runs the `rein` binary with `args`, quiet logs.
 pub fn rein(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rein"))
@@ -67,6 +70,8 @@ pub fn rein(args: &[&str]) -> Output {
         // Each run starts cold, as before the prompt cache (tests/prompt_cache.rs
         // tests the cache itself).
         .env("REIN_NO_PROMPT_CACHE", "1")
+        // No MCP servers from the user's own rein.toml.
+        .env("REIN_CONFIG_DIR", NO_USER_CONFIG)
         .output()
         .expect("run rein")
 }

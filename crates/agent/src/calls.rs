@@ -121,6 +121,17 @@ impl<B: Backend> Agent<B> {
             return Flow::Stop((StopReason::Finished, Some(answer), None));
         }
         let mut outcomes = self.run_unguessed(run, &ready, events).await;
+        for outcome in outcomes
+            .iter_mut()
+            .filter(|o| o.ok && !o.reveals.is_empty())
+        {
+            let names = std::mem::take(&mut outcome.reveals);
+            if let Err(error) = self.reveal(&names) {
+                outcome
+                    .text
+                    .push_str(&format!("\n(these tools cannot be called: {error})"));
+            }
+        }
         run.memory
             .planned
             .retain(|tool| !ready.iter().any(|call| &call.name == tool));

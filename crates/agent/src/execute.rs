@@ -39,6 +39,8 @@ pub(crate) struct CallOutcome {
     /// its read): not remembered as a failure, so the same call runs once the step
     /// is taken.
     pub until_step: bool,
+    /// Tools this result makes callable from the next turn (`tool_search`).
+    pub reveals: Vec<String>,
 }
 
 impl CallOutcome {
@@ -53,6 +55,7 @@ impl CallOutcome {
             found_nothing: false,
             guessed: false,
             until_step: false,
+            reveals: Vec::new(),
         }
     }
 
@@ -91,6 +94,7 @@ impl CallOutcome {
             found_nothing: outcome.found_nothing,
             guessed: false,
             until_step: false,
+            reveals: outcome.reveals,
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct Agent<B: Backend> {
     pub(crate) executor: Executor,
     pub(crate) tools: Arc<ToolSet>,
     pub(crate) tool_names: Vec<String>,
+    /// Deferred tools a search revealed in this run, in order: callable, not shown.
+    revealed: Vec<String>,
     pub(crate) config: RunConfig,
     pub(crate) strategy: &'static dyn Strategy,
     /// The profile's own description of the tools, when it writes one.
@@ -93,7 +95,13 @@ impl<B: Backend> Agent<B> {
     ) -> Result<Self, AgentError> {
         let registry = registry.available(&workspace);
         let strategy = config.profile.strategy();
-        let mut specs = registry.specs();
+        // Deferred tools stay out of the prompt until a search result reveals them.
+        let mut specs: Vec<_> = registry
+            .tools()
+            .iter()
+            .filter(|tool| !tool.deferred())
+            .map(|tool| tool.spec())
+            .collect();
         if strategy.offers_finish() {
             specs.push(finish_spec());
         }
@@ -116,10 +124,58 @@ impl<B: Backend> Agent<B> {
             },
             tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
             tools: Arc::new(tools),
+            revealed: Vec::new(),
             config,
             strategy,
             tool_text,
         })
+    }
+
+    /// Makes the deferred tools `names` callable from the next turn, without showing
+    /// them: the prompt's prefix (and its cached KV) stays as it was. Names that are
+    /// not deferred tools of this agent, or are callable already, are skipped.
+    pub(crate) fn reveal(&mut self, names: &[String]) -> Result<(), ToolSetError> {
+        let new: Vec<&String> = names
+            .iter()
+            .filter(|name| self.tools.get(name).is_none())
+            .filter(|name| {
+                self.executor
+                    .registry
+                    .get(name)
+                    .is_some_and(|tool| tool.deferred())
+            })
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let mut specs = self.tools.specs();
+        let listed = self.tools.listed().len();
+        let mut added = Vec::new();
+        for name in new {
+            if let Some(tool) = self.executor.registry.get(name) {
+                specs.push(tool.spec());
+                added.push(name.clone());
+            }
+        }
+        let tools = ToolSet::prepare_listing(&specs, listed)?;
+        self.revealed.extend(added);
+        self.tool_names = tools.tools().iter().map(|t| t.name.clone()).collect();
+        self.tools = Arc::new(tools);
+        Ok(())
+    }
+
+    /// Back to the listed tools only.
+    fn forget_revealed(&mut self) {
+        if self.revealed.is_empty() {
+            return;
+        }
+        self.revealed.clear();
+        let listed = self.tools.listed().len();
+        let specs: Vec<_> = self.tools.specs().into_iter().take(listed).collect();
+        if let Ok(tools) = ToolSet::prepare(&specs) {
+            self.tool_names = tools.tools().iter().map(|t| t.name.clone()).collect();
+            self.tools = Arc::new(tools);
+        }
     }
 
     /// The model backend (tests inspect a scripted one).
@@ -142,6 +198,8 @@ impl<B: Backend> Agent<B> {
 
     /// Runs `task` to the end, telling `events` every step.
     pub async fn run_with(&mut self, task: &str, events: &mut dyn EventSink) -> RunResult {
+        // Each run starts with only the listed tools.
+        self.forget_revealed();
         let mut run = self.start(task, events);
         let (stop, answer, detail) = loop {
             if let Some(stop) = self.budget_exhausted(&run) {

@@ -70,6 +70,11 @@ pub struct RunSettings {
     pub sandbox: SandboxMode,
     /// The output directory (results.jsonl, traces/).
     pub out_dir: PathBuf,
+    /// MCP servers started afresh in every run's workspace; their tools are offered
+    /// beside the task's.
+    pub mcp: Vec<rein_mcp::ServerConfig>,
+    /// How their tools are offered.
+    pub mcp_disclosure: rein_mcp::Disclosure,
 }
 
 /// What the runner asks of the model runtime: the machine it plans memory on, and a
@@ -260,15 +265,29 @@ async fn run_and_grade<S: SessionSource>(
         },
     )
     .map_err(|e| e.to_string())?;
-    let registry = registry(task)?;
+    let mut registry = registry(task)?;
     let config = run_config(arm, task, seed, settings.temperature).map_err(|e| e.to_string())?;
     let trace_path = settings.out_dir.join(trace);
-    let writer = TraceWriter::create(&trace_path).map_err(|e| e.to_string())?;
+    let mut writer = TraceWriter::create(&trace_path).map_err(|e| e.to_string())?;
+    let hub = start_servers(&settings.mcp, workspace.root(), &mut writer).await;
+    hub.extend_for(
+        &mut registry,
+        settings.mcp_disclosure,
+        settings.ctx as usize,
+    );
     let backend = engine.session().await.map_err(|e| e.to_string())?;
-    let mut agent = Agent::new(backend, workspace, &registry, config).map_err(|e| e.to_string())?;
-    let result = agent.run(&task.spec.prompt, Some(writer)).await;
-    // The session goes back to the engine before grading.
-    drop(agent);
+    let agent = Agent::new(backend, workspace, &registry, config).map_err(|e| e.to_string());
+    let result = match agent {
+        Ok(mut agent) => Ok(agent.run_with(&task.spec.prompt, &mut writer).await),
+        Err(error) => Err(error),
+    };
+    // The session went back to the engine with the agent; the servers stop before
+    // grading.
+    for event in hub.shutdown().await {
+        writer.write(&event);
+    }
+    drop(writer);
+    let result = result?;
     let events = read_trace(&trace_path).map_err(|e| e.to_string())?;
     let context = GradeContext {
         task,
@@ -332,6 +351,22 @@ pub fn recheck_compliance(
     record.compliance_first = first;
     record.compliance_recovered = recovered;
     Ok(())
+}
+
+/// The run's MCP servers, started in its workspace; each start goes to the trace.
+async fn start_servers(
+    servers: &[rein_mcp::ServerConfig],
+    root: &std::path::Path,
+    writer: &mut TraceWriter,
+) -> rein_mcp::McpHub {
+    if servers.is_empty() {
+        return rein_mcp::McpHub::default();
+    }
+    let hub = rein_mcp::McpHub::start(servers.to_vec(), root).await;
+    for event in hub.start_events() {
+        writer.write(event);
+    }
+    hub
 }
 
 /// The task's tools: the built-in ones (when asked for) and its declared ones.

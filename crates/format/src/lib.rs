@@ -27,5 +27,6 @@ pub use read::{
     CallCheck, ReadCall, ReadMode, ReadOutcome, Reply, ReplyEvent, ReplyProblem, ReplyReader,
 };
 pub use rein_protocol::ToolChoice;
+pub use signature::signature;
 pub use template::{ChatTemplate, RenderContext, TemplateError, CHATML_TEMPLATE};
 pub use tools::{DescriptionStyle, PreparedTool, ToolSet, ToolSetError};

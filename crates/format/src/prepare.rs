@@ -217,7 +217,7 @@ fn taught_marked(
             let mut text = family.emulated_instructions(&[]);
             let shown = match choice {
                 ToolChoice::None => Vec::new(),
-                _ => tools.tools().iter().collect::<Vec<_>>(),
+                _ => tools.listed().iter().collect::<Vec<_>>(),
             };
             let lines: Vec<String> = shown
                 .iter()

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// The signature line of one tool: parameters in schema order, optional ones marked
 /// `?`, enums as `"a"|"b"`, then the first sentence of the description.
-pub(crate) fn signature(spec: &ToolSpec) -> String {
+pub fn signature(spec: &ToolSpec) -> String {
     let function = &spec.function;
     let parameters = function.parameters.as_ref();
     let required: Vec<&str> = parameters

@@ -69,15 +69,25 @@ pub struct PreparedTool {
     pub validation_degraded: bool,
 }
 
-/// The tools of one request.
+/// The tools of one request: the first [`ToolSet::listed`] are shown in the prompt;
+/// any after them are callable (grammar, reader, validation) without being shown — a
+/// tool revealed by a search result, so the prompt's prefix and its cached KV stay
+/// as they were.
 #[derive(Debug, Default)]
 pub struct ToolSet {
     tools: Vec<PreparedTool>,
+    listed: usize,
 }
 
 impl ToolSet {
-    /// Checks names and sanitizes every schema.
+    /// Checks names and sanitizes every schema; every tool is shown.
     pub fn prepare(specs: &[ToolSpec]) -> Result<Self, ToolSetError> {
+        Self::prepare_listing(specs, specs.len())
+    }
+
+    /// Like [`ToolSet::prepare`], but only the first `listed` tools are shown in the
+    /// prompt; the rest are callable only.
+    pub fn prepare_listing(specs: &[ToolSpec], listed: usize) -> Result<Self, ToolSetError> {
         let mut tools: Vec<PreparedTool> = Vec::with_capacity(specs.len());
         for spec in specs {
             let name = &spec.function.name;
@@ -116,10 +126,21 @@ impl ToolSet {
                 validation_degraded,
             });
         }
-        Ok(Self { tools })
+        let listed = listed.min(tools.len());
+        Ok(Self { tools, listed })
     }
 
-    /// The tools, in order.
+    /// The tools shown in the prompt, in order.
+    pub fn listed(&self) -> &[PreparedTool] {
+        &self.tools[..self.listed]
+    }
+
+    /// The specs as given, shown ones first.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec.clone()).collect()
+    }
+
+    /// The tools, in order (shown and callable-only).
     pub fn tools(&self) -> &[PreparedTool] {
         &self.tools
     }
@@ -156,7 +177,7 @@ impl ToolSet {
 
     /// The definitions shown to the model: sanitized schemas, OpenAI shape.
     pub fn definitions(&self) -> Vec<Value> {
-        self.tools
+        self.listed()
             .iter()
             .map(|t| {
                 let mut function = json!({"name": t.name});
@@ -175,7 +196,7 @@ impl ToolSet {
         match style {
             DescriptionStyle::Compact => self.signatures(),
             DescriptionStyle::Full => self
-                .tools
+                .listed()
                 .iter()
                 .map(|t| serde_json::to_string(&t.spec).unwrap_or_default())
                 .collect::<Vec<_>>()
@@ -185,7 +206,7 @@ impl ToolSet {
 
     /// One signature line per tool, generated from its schema.
     pub fn signatures(&self) -> String {
-        self.tools
+        self.listed()
             .iter()
             .map(|t| crate::signature::signature(&t.spec))
             .collect::<Vec<_>>()

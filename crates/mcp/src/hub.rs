@@ -13,6 +13,39 @@ use rein_tools::{Registry, Tool};
 use crate::config::ServerConfig;
 use crate::server::McpServer;
 use crate::tool::McpTool;
+use crate::tool_search::ToolSearch;
+
+/// Above this share of the context, server tools are kept behind `tool_search`.
+pub const DEFER_SHARE: f64 = 0.10;
+
+/// Above this many server tools, they are kept behind `tool_search`.
+pub const DEFER_COUNT: usize = 24;
+
+/// How server tools are offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Disclosure {
+    /// Behind `tool_search` when listing them all would take too much of the
+    /// context ([`DEFER_SHARE`]) or they are many ([`DEFER_COUNT`]).
+    #[default]
+    Auto,
+    /// Every one listed in the prompt.
+    All,
+    /// Behind `tool_search` always.
+    Search,
+}
+
+impl std::str::FromStr for Disclosure {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "auto" => Ok(Self::Auto),
+            "all" => Ok(Self::All),
+            "search" => Ok(Self::Search),
+            other => Err(format!("`{other}`: use auto, all or search")),
+        }
+    }
+}
 
 /// The servers of a run and their tools.
 #[derive(Debug, Default)]
@@ -102,11 +135,65 @@ impl McpHub {
         &self.tools
     }
 
-    /// `registry` with the servers' tools added after its own.
+    /// `registry` with the servers' tools added after its own, every one listed in
+    /// the prompt.
     pub fn extend(&self, registry: &mut Registry) {
+        self.extend_with(registry, Disclosure::All);
+    }
+
+    /// `registry` with the servers' tools added after its own: listed, or kept out of
+    /// the prompt behind `tool_search` when `disclosure` says so for a context of
+    /// `context_tokens`. Returns whether they were deferred.
+    pub fn extend_for(
+        &self,
+        registry: &mut Registry,
+        disclosure: Disclosure,
+        context_tokens: usize,
+    ) -> bool {
+        let defer = match disclosure {
+            Disclosure::All => false,
+            Disclosure::Search => !self.tools.is_empty(),
+            Disclosure::Auto => self.too_many_for(context_tokens),
+        };
+        self.extend_with(
+            registry,
+            if defer {
+                Disclosure::Search
+            } else {
+                Disclosure::All
+            },
+        );
+        defer
+    }
+
+    fn extend_with(&self, registry: &mut Registry, disclosure: Disclosure) {
+        let defer = disclosure == Disclosure::Search && !self.tools.is_empty();
         for tool in &self.tools {
+            tool.set_deferred(defer);
             registry.add(Arc::clone(tool) as Arc<dyn Tool>);
         }
+        if defer {
+            let catalog = self.tools.iter().map(|tool| tool.spec()).collect();
+            registry.add(Arc::new(ToolSearch::new(catalog)));
+        }
+    }
+
+    /// About how many prompt tokens the servers' tool definitions take: a token for
+    /// every four characters of their JSON (a safe side estimate for English text
+    /// and JSON punctuation under the tokenizers rein runs).
+    pub fn definition_tokens(&self) -> usize {
+        self.tools
+            .iter()
+            .map(|tool| serde_json::to_string(&tool.spec()).map_or(0, |json| json.len()))
+            .sum::<usize>()
+            / 4
+    }
+
+    /// Whether listing every server tool would take more than [`DEFER_SHARE`] of a
+    /// context of `context_tokens`, or more than [`DEFER_COUNT`] tools.
+    pub fn too_many_for(&self, context_tokens: usize) -> bool {
+        self.tools.len() > DEFER_COUNT
+            || self.definition_tokens() as f64 > DEFER_SHARE * context_tokens as f64
     }
 
     /// The running servers.

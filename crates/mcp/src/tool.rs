@@ -15,6 +15,9 @@ use crate::server::{CallResult, McpServer};
 /// The longest description offered; longer ones are cut.
 pub const MAX_DESCRIPTION_CHARS: usize = 1_000;
 
+/// The longest tool name every chat template and provider accepts.
+pub const MAX_NAME_LEN: usize = 64;
+
 /// The separator between a server's name and its tool's name.
 pub const SEPARATOR: &str = "__";
 
@@ -27,6 +30,8 @@ pub struct McpTool {
     name: String,
     spec: ToolSpec,
     read_only: bool,
+    /// Kept out of the prompt behind `tool_search` until a search reveals it.
+    deferred: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for McpTool {
@@ -78,7 +83,14 @@ impl McpTool {
             },
             name,
             read_only,
+            deferred: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Keeps it out of the prompt behind `tool_search` (or offers it again).
+    pub fn set_deferred(&self, deferred: bool) {
+        self.deferred
+            .store(deferred, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The name the server knows it by.
@@ -92,22 +104,29 @@ impl McpTool {
     }
 }
 
-/// `server__tool`, legal as a function name everywhere (`[A-Za-z0-9_.-]`, at most
-/// 64 bytes) and not in `taken`: an illegal character becomes `_`, a clash gets
-/// `_2`, `_3`… .
+/// `server__tool`, legal as a function name everywhere (`[A-Za-z0-9_-]`, at most 64
+/// bytes) and not in `taken`: any other character becomes `_`, a clash gets `_2`,
+/// `_3`… .
 pub fn offered_name(server: &str, tool: &str, taken: &HashSet<String>) -> String {
-    let base = rein_schema::sanitize_name(&format!("{server}{SEPARATOR}{tool}"));
+    let base: String = format!("{server}{SEPARATOR}{tool}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(MAX_NAME_LEN)
+        .collect();
     if !taken.contains(&base) {
         return base;
     }
     (2..)
         .map(|n| {
             let suffix = format!("_{n}");
-            let keep = rein_schema::sanitize_name(&base)
-                .chars()
-                .take(64 - suffix.len())
-                .collect::<String>();
-            format!("{keep}{suffix}")
+            let kept: String = base.chars().take(MAX_NAME_LEN - suffix.len()).collect();
+            format!("{kept}{suffix}")
         })
         .find(|candidate| !taken.contains(candidate))
         .unwrap_or(base)
@@ -174,6 +193,10 @@ impl Tool for McpTool {
     fn untrusted_output(&self) -> bool {
         true
     }
+
+    fn deferred(&self) -> bool {
+        self.deferred.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 #[cfg(test)]
@@ -183,6 +206,7 @@ mod tests {
     #[test]
     fn offered_names_are_legal_and_unique() {
         let mut taken = HashSet::new();
+        assert_eq!(offered_name("fs", "a.b/c", &taken), "fs__a_b_c");
         let first = offered_name("files", "read file", &taken);
         assert_eq!(first, "files__read_file");
         taken.insert(first);

@@ -384,10 +384,14 @@ async fn a_server_that_crashes_is_started_again_once() {
 async fn shutting_down_ends_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
     let marker = format!("rein-group-test-{}", std::process::id());
-    // The server runs as a grandchild: the shell does not exec it.
+    // The server runs as a grandchild (the shell does not exec it), beside a process
+    // that never reads its input and so would outlive a closed pipe.
     let script =
         servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let line = format!("node {} stdio {marker}; true", script.display());
+    let line = format!(
+        "node -e 'setInterval(() => {{}}, 1000)' {marker}-idle & node {} stdio {marker}; wait",
+        script.display()
+    );
     let hub = McpHub::start(
         vec![command("nested", "sh", &["-c", &line], 30)],
         dir.path(),

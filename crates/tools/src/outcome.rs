@@ -29,6 +29,9 @@ pub struct ToolOutcome {
     /// The call worked and found nothing at all (a search without any match, even
     /// among its probes): a result to move on from, not one to answer with.
     pub found_nothing: bool,
+    /// Tools not offered so far that this result makes callable from the next turn
+    /// (`tool_search`): their names.
+    pub reveals: Vec<String>,
 }
 
 impl ToolOutcome {
@@ -40,6 +43,7 @@ impl ToolOutcome {
             timed_out: false,
             changed_files: Vec::new(),
             found_nothing: false,
+            reveals: Vec::new(),
         }
     }
 
@@ -54,6 +58,12 @@ impl ToolOutcome {
     /// The same outcome, found nothing at all.
     pub fn nothing_found(mut self) -> Self {
         self.found_nothing = true;
+        self
+    }
+
+    /// The same outcome, making the tools `names` callable from the next turn.
+    pub fn revealing(mut self, names: Vec<String>) -> Self {
+        self.reveals = names;
         self
     }
 

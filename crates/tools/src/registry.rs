@@ -86,6 +86,11 @@ impl Registry {
         Self { tools }
     }
 
+    /// The tools, in order.
+    pub fn tools(&self) -> &[Arc<dyn Tool>] {
+        &self.tools
+    }
+
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.iter().find(|tool| tool.name() == name)
@@ -135,5 +140,13 @@ impl Tool for Redescribed {
 
     fn is_verification(&self, args: &Value) -> bool {
         self.inner.is_verification(args)
+    }
+
+    fn untrusted_output(&self) -> bool {
+        self.inner.untrusted_output()
+    }
+
+    fn deferred(&self) -> bool {
+        self.inner.deferred()
     }
 }

@@ -39,4 +39,11 @@ pub trait Tool: Send + Sync {
     fn untrusted_output(&self) -> bool {
         false
     }
+
+    /// Whether the tool is kept out of the prompt until a search reveals it (one of
+    /// many MCP tools behind `tool_search`): callable only after a result names it
+    /// in [`ToolOutcome::reveals`].
+    fn deferred(&self) -> bool {
+        false
+    }
 }

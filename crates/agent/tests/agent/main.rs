@@ -7,6 +7,7 @@ mod lookups;
 mod picks;
 mod profiles;
 mod recovery;
+mod reveal;
 mod steps;
 
 use std::path::Path;

@@ -268,8 +268,7 @@ fn report(
         ok: !finished.timed_out && finished.status.success(),
         text: text.trim_end().to_string(),
         timed_out: finished.timed_out,
-        changed_files: Vec::new(),
-        found_nothing: false,
+        ..ToolOutcome::success(String::new())
     }
 }
 

@@ -1,0 +1,178 @@
+//! Deferred tools: kept out of the prompt, callable from the turn after a result
+//! reveals them (`tool_search`), with the prompt's tool definitions unchanged.
+
+use std::sync::Arc;
+
+use rein_agent::{Profile, RunConfig};
+use rein_protocol::{FunctionSpec, RunEvent as TraceEvent, ToolSpec};
+use rein_test_support::ScriptedBackend;
+use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
+use serde_json::{json, Value};
+
+use super::{call, recoveries, run_with_tools, Run};
+
+/// A tool that is not listed until revealed.
+struct FindCustomer;
+
+impl Tool for FindCustomer {
+    fn name(&self) -> &str {
+        "crm__find_customer"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            kind: "function".into(),
+            function: FunctionSpec {
+                name: self.name().into(),
+                description: Some("Look up a customer by email.".into()),
+                parameters: Some(json!({
+                    "type": "object",
+                    "properties": {"email": {"type": "string"}},
+                    "required": ["email"]
+                })),
+            },
+        }
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        match args["email"].as_str() {
+            Some("ada@example.com") => ToolOutcome::success("customer 42: Ada Lovelace"),
+            _ => ToolOutcome::failure("no such customer"),
+        }
+    }
+
+    fn deferred(&self) -> bool {
+        true
+    }
+}
+
+/// A search that always finds `crm__find_customer`.
+struct Search;
+
+impl Tool for Search {
+    fn name(&self) -> &str {
+        "tool_search"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            kind: "function".into(),
+            function: FunctionSpec {
+                name: self.name().into(),
+                description: Some("Find tools by what they do.".into()),
+                parameters: Some(json!({
+                    "type": "object",
+                    "properties": {"query": {"type": "string"}},
+                    "required": ["query"]
+                })),
+            },
+        }
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, _args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        ToolOutcome::success("- crm__find_customer(email: string) - Look up a customer by email.")
+            .revealing(vec!["crm__find_customer".into(), "no_such_tool".into()])
+    }
+}
+
+const TASK: &str = "Find the customer with the email ada@example.com and tell me their name.";
+
+fn run_deferred(replies: Vec<String>) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(FindCustomer));
+    registry.add(Arc::new(Search));
+    let backend = ScriptedBackend::new(replies, true);
+    run_with_tools(
+        dir.path(),
+        TASK,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    )
+}
+
+fn callable(run: &Run, request: usize, name: &str) -> bool {
+    run.agent.backend().requests[request]
+        .request
+        .tools
+        .as_ref()
+        .is_some_and(|tools| tools.get(name).is_some())
+}
+
+#[test]
+fn a_revealed_tool_is_callable_from_the_next_turn_and_the_prompt_keeps_its_tools() {
+    let r = run_deferred(vec![
+        call("tool_search", r#"{"query": "customer email"}"#),
+        call("crm__find_customer", r#"{"email": "ada@example.com"}"#),
+        "The customer is Ada Lovelace.".to_string(),
+    ]);
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The customer is Ada Lovelace.")
+    );
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests.len(), 3);
+    // Not offered at first, not even as a listed definition.
+    assert!(!callable(&r, 0, "crm__find_customer"));
+    let shown = |index: usize| requests[index].tools.clone().unwrap_or_default();
+    assert!(!serde_json::to_string(&shown(0))
+        .unwrap()
+        .contains("crm__find_customer"));
+    // Callable after the search, with the same definitions in the prompt.
+    assert!(callable(&r, 1, "crm__find_customer"));
+    assert!(!callable(&r, 1, "no_such_tool"));
+    assert_eq!(shown(0), shown(1));
+    assert_eq!(shown(1), shown(2));
+    let ran: Vec<(String, bool, String)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult {
+                name, ok, output, ..
+            } => Some((name.clone(), *ok, output.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    assert_eq!(ran[1].0, "crm__find_customer");
+    assert!(ran[1].1 && ran[1].2.contains("Ada Lovelace"), "{ran:?}");
+    // The run start lists the tools shown, not the deferred one.
+    let listed = r
+        .events
+        .iter()
+        .find_map(|e| match e {
+            TraceEvent::RunStart { tools, .. } => Some(tools.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(listed.iter().any(|t| t == "tool_search"));
+    assert!(!listed.iter().any(|t| t == "crm__find_customer"));
+}
+
+#[test]
+fn a_deferred_tool_called_before_a_search_is_an_unknown_tool() {
+    let r = run_deferred(vec![
+        call("crm__find_customer", r#"{"email": "ada@example.com"}"#),
+        call("tool_search", r#"{"query": "customer email"}"#),
+        call("crm__find_customer", r#"{"email": "ada@example.com"}"#),
+        "The customer is Ada Lovelace.".to_string(),
+    ]);
+    assert!(
+        recoveries(&r.events).iter().any(|c| c == "unknown_tool"),
+        "{:?}",
+        recoveries(&r.events)
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The customer is Ada Lovelace.")
+    );
+}
