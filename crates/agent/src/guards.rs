@@ -259,6 +259,16 @@ fn opens_a_call(lower: &str, tools: &[String]) -> bool {
     if call_object {
         return true;
     }
+    // A tag named after an offered tool (`<tool_search>`, `<get_weather city="Oslo"/>`).
+    let tag_of_a_tool = tools.iter().any(|tool| {
+        lower
+            .strip_prefix('<')
+            .and_then(|rest| rest.strip_prefix(tool.to_lowercase().as_str()))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['>', ' ', '/', '\n']))
+    });
+    if tag_of_a_tool {
+        return true;
+    }
     let opens = ["<tools>", "<tool_call>", "<function", "```json"]
         .iter()
         .any(|o| lower.starts_with(o));
@@ -518,6 +528,23 @@ mod tests {
         ["read_file", "write_file", "search", "list_dir"]
             .map(String::from)
             .to_vec()
+    }
+
+    #[test]
+    fn a_tag_named_after_a_tool_is_a_broken_call() {
+        for text in [
+            "<search>",
+            "<search query=\"todo\"/>",
+            "<READ_FILE path=\"a\">",
+        ] {
+            assert!(
+                matches!(not_an_answer(text, &tools()), Some(NotAnswer::BrokenCall)),
+                "{text}"
+            );
+        }
+        // Markup that names no tool, and a tool named inside a sentence, are not.
+        assert!(not_an_answer("<b>42</b>", &tools()).is_none());
+        assert!(not_an_answer("<searchlight> is the answer", &tools()).is_none());
     }
 
     #[test]

@@ -269,7 +269,9 @@ async fn run_and_grade<S: SessionSource>(
     let config = run_config(arm, task, seed, settings.temperature).map_err(|e| e.to_string())?;
     let trace_path = settings.out_dir.join(trace);
     let mut writer = TraceWriter::create(&trace_path).map_err(|e| e.to_string())?;
-    let hub = start_servers(&settings.mcp, workspace.root(), &mut writer).await;
+    let mut servers = settings.mcp.clone();
+    servers.extend(task.mcp_servers()?);
+    let hub = start_servers(&servers, workspace.root(), &mut writer).await;
     hub.extend_for(
         &mut registry,
         settings.mcp_disclosure,

@@ -29,6 +29,25 @@ impl Task {
         self.dir.join("input")
     }
 
+    /// The task's MCP servers, `{evals}` replaced by the evals directory.
+    pub fn mcp_servers(&self) -> Result<Vec<rein_mcp::ServerConfig>, String> {
+        let evals = self
+            .dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."));
+        let evals = evals.canonicalize().unwrap_or_else(|_| evals.to_path_buf());
+        self.spec
+            .tools
+            .mcp
+            .iter()
+            .map(|flag| {
+                rein_mcp::config::from_flag(&flag.replace("{evals}", &evals.display().to_string()))
+                    .map_err(|error| format!("{}/{}: {error}", self.suite, self.id))
+            })
+            .collect()
+    }
+
     /// `expected/`: the files the workspace must hold at the end.
     pub fn expected_dir(&self) -> PathBuf {
         self.dir.join("expected")
@@ -90,6 +109,9 @@ pub struct ToolsSpec {
     pub builtin: bool,
     /// Tools that exist only for this task, with canned results.
     pub declared: Vec<DeclaredToolSpec>,
+    /// MCP servers started afresh in each run's workspace, written as `--mcp`
+    /// values (`NAME=COMMAND ARG…`); `{evals}` stands for the evals directory.
+    pub mcp: Vec<String>,
 }
 
 impl Default for ToolsSpec {
@@ -97,6 +119,7 @@ impl Default for ToolsSpec {
         Self {
             builtin: true,
             declared: Vec::new(),
+            mcp: Vec::new(),
         }
     }
 }
@@ -183,9 +206,13 @@ fn check_task(task: &Task) -> Result<(), String> {
     if task.spec.grade.is_empty() {
         return Err("no [[grade]] entries: a task must say how it is graded".into());
     }
-    if !task.spec.tools.builtin && task.spec.tools.declared.is_empty() {
-        return Err("no tools: set tools.builtin = true or declare tools".into());
+    if !task.spec.tools.builtin
+        && task.spec.tools.declared.is_empty()
+        && task.spec.tools.mcp.is_empty()
+    {
+        return Err("no tools: set tools.builtin = true, declare tools or MCP servers".into());
     }
+    task.mcp_servers()?;
     for grader in &task.spec.grade {
         grader.check(task)?;
     }

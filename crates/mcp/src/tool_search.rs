@@ -19,6 +19,10 @@ pub const TOOL_SEARCH: &str = "tool_search";
 /// Tools a search returns unless the call asks for fewer.
 pub const DEFAULT_RESULTS: usize = 5;
 
+/// The fewest tools a search returns when that many match: a small model asks for
+/// one and then has no second choice when the best-ranked tool is not the one.
+pub const MIN_RESULTS: usize = 3;
+
 /// The most tools one search returns.
 pub const MAX_RESULTS: usize = 10;
 
@@ -83,22 +87,30 @@ impl ToolSearch {
             );
         }
         let mut text = format!(
-            "{} tool(s) match \"{query}\"; each can be called from your next reply like any other tool:",
+            "{} tool(s) match \"{query}\", best first; each can be called from your next reply like any other tool:",
             found.len()
         );
         for &index in found {
             let spec = &self.catalog[index];
-            let parameters = spec
+            let mut parameters = spec
                 .function
                 .parameters
                 .clone()
                 .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+            if let Some(map) = parameters.as_object_mut() {
+                // Noise to the model: which draft the schema follows.
+                map.remove("$schema");
+            }
             text.push_str(&format!(
                 "\n- {}\n  parameters: {}",
                 rein_format::signature(spec),
                 parameters
             ));
         }
+        let best = &self.catalog[found[0]].function.name;
+        text.push_str(&format!(
+            "\nNext: call `{best}` (or another tool above that fits better) with the values the task gives; its result is the answer to use."
+        ));
         text
     }
 }
@@ -161,7 +173,7 @@ impl Tool for ToolSearch {
                     "type": "object",
                     "properties": {
                         "query": {"type": "string", "description": "What the tool should do, in a few words, or its exact name"},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": "How many tools to return (default 5)"}
+                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": "How many tools to return (default 5, at least 3)"}
                     },
                     "required": ["query"],
                     "additionalProperties": false
@@ -187,7 +199,9 @@ impl Tool for ToolSearch {
         let limit = args
             .get("limit")
             .and_then(Value::as_u64)
-            .map_or(DEFAULT_RESULTS, |l| (l as usize).clamp(1, MAX_RESULTS));
+            .map_or(DEFAULT_RESULTS, |l| {
+                (l as usize).clamp(MIN_RESULTS, MAX_RESULTS)
+            });
         let found = self.rank(query, limit);
         let text = self.result_text(query, &found);
         let mut seen = HashSet::new();
@@ -273,7 +287,14 @@ mod tests {
             Workspace::new(workspace_dir.path(), rein_tools::ToolLimits::default()).unwrap();
         let outcome = search.call(&json!({"query": "customer", "limit": 1}), &workspace);
         assert!(outcome.ok);
-        assert_eq!(outcome.reveals, vec!["crm__find_customer".to_string()]);
+        // At least three when three match: the best first.
+        assert_eq!(outcome.reveals[0], "crm__find_customer");
+        assert!(outcome.reveals.len() <= MIN_RESULTS);
+        assert!(
+            outcome.text.contains("Next: call `crm__find_customer`"),
+            "{}",
+            outcome.text
+        );
         assert!(
             outcome
                 .text

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_mcp::{Launch, McpHub, McpTool, ServerConfig};
+use rein_mcp::{Disclosure, Launch, McpHub, McpTool, ServerConfig, TOOL_SEARCH};
 use rein_protocol::RunEvent;
-use rein_tools::{Access, Tool, ToolLimits, ToolOutcome, Workspace};
+use rein_tools::{Access, Registry, Tool, ToolLimits, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
 fn servers_dir() -> PathBuf {
@@ -405,4 +405,84 @@ async fn shutting_down_ends_the_whole_process_group() {
         "left running: {:?}",
         processes_with(&marker)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_server_tools_go_behind_tool_search_and_a_search_reveals_the_right_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let hub = McpHub::start(vec![node_server("catalog", "catalog.mjs", &[])], dir.path()).await;
+    let (started, count, detail) = start_detail(&hub, "catalog");
+    assert!(started && count == 123, "{count} tools: {detail}");
+    // A name no API accepts is made legal; its forged description stays text (the
+    // template marks control-token texts in every definition).
+    assert!(hub
+        .tools()
+        .iter()
+        .any(|t| t.name() == "catalog__weird_name_with_spaces_and_dots"));
+    assert!(
+        hub.definition_tokens() > 8192 / 10,
+        "{}",
+        hub.definition_tokens()
+    );
+    assert!(hub.too_many_for(8192));
+
+    let mut registry = Registry::builtin();
+    assert!(hub.extend_for(&mut registry, Disclosure::Auto, 8192));
+    assert!(!registry.get("read_file").unwrap().deferred());
+    let restart = Arc::clone(registry.get("catalog__devops_restart_a_service").unwrap());
+    assert!(restart.deferred());
+    let search = Arc::clone(registry.get(TOOL_SEARCH).unwrap());
+    assert!(!search.deferred());
+    let found = {
+        let workspace = Arc::clone(&workspace);
+        tokio::task::spawn_blocking(move || {
+            search.call(
+                &json!({"query": "restart a service", "limit": 3}),
+                &workspace,
+            )
+        })
+        .await
+        .unwrap()
+    };
+    assert!(found.ok, "{found:?}");
+    assert_eq!(found.reveals.len(), 3, "{found:?}");
+    assert!(!found.text.contains("$schema"), "{}", found.text);
+    assert_eq!(
+        found.reveals[0], "catalog__devops_restart_a_service",
+        "{}",
+        found.text
+    );
+    assert!(
+        found
+            .text
+            .contains("catalog__devops_restart_a_service(service: string)"),
+        "{}",
+        found.text
+    );
+    let ran = {
+        let workspace = Arc::clone(&workspace);
+        tokio::task::spawn_blocking(move || {
+            restart.call(&json!({"service": "payments-api"}), &workspace)
+        })
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        ran.text,
+        "devops_restart_a_service (payments-api): done, reference REF-1OTYNO"
+    );
+    hub.shutdown().await;
+
+    // A few tools stay listed, and no search is offered.
+    let few = McpHub::start(vec![crashy()], dir.path()).await;
+    let mut listed = Registry::builtin();
+    assert!(!few.extend_for(&mut listed, Disclosure::Auto, 8192));
+    assert!(listed.get(TOOL_SEARCH).is_none());
+    assert!(!listed.get("crashy__starts").unwrap().deferred());
+    // `search` defers them all the same.
+    let mut searched = Registry::builtin();
+    assert!(few.extend_for(&mut searched, Disclosure::Search, 8192));
+    assert!(searched.get(TOOL_SEARCH).is_some());
+    few.shutdown().await;
 }
