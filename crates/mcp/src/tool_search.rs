@@ -83,7 +83,8 @@ impl ToolSearch {
     fn result_text(&self, query: &str, found: &[usize]) -> String {
         if found.is_empty() {
             return format!(
-                "no tool matches \"{query}\"; search again with other words (what the tool does, the thing it works on)"
+                "no tool matches \"{query}\". The tools cover: {}. Search again with what the tool should do (a verb and the thing it works on, e.g. \"check stock level\"), not with the values of the task.",
+                self.groups()
             );
         }
         let mut text = format!(
@@ -112,6 +113,33 @@ impl ToolSearch {
             "\nNext: call `{best}` (or another tool above that fits better) with the values the task gives; its result is the answer to use."
         ));
         text
+    }
+}
+
+impl ToolSearch {
+    /// The catalog's groups: the names' first two words (`catalog__weather_…`), each
+    /// with its count, in catalog order.
+    fn groups(&self) -> String {
+        let mut groups: Vec<(String, usize)> = Vec::new();
+        for spec in &self.catalog {
+            let name = &spec.function.name;
+            let (server, tool) = name.split_once(SEPARATOR).unwrap_or(("", name));
+            let head = tool.split(['_', '-']).next().unwrap_or(tool);
+            let group = if server.is_empty() {
+                format!("{head}…")
+            } else {
+                format!("{server}{SEPARATOR}{head}…")
+            };
+            match groups.iter_mut().find(|(g, _)| *g == group) {
+                Some((_, count)) => *count += 1,
+                None => groups.push((group, 1)),
+            }
+        }
+        groups
+            .iter()
+            .map(|(group, count)| format!("{group} ({count})"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -309,6 +337,13 @@ mod tests {
         );
         let nothing = search.call(&json!({"query": "zzz"}), &workspace);
         assert!(nothing.ok && nothing.found_nothing && nothing.reveals.is_empty());
+        assert!(
+            nothing
+                .text
+                .contains("The tools cover: weather__get… (1), crm__find… (1), crm__forecast… (1), files__read… (1)."),
+            "{}",
+            nothing.text
+        );
         assert!(!search.call(&json!({}), &workspace).ok);
     }
 }
