@@ -3,36 +3,20 @@
 //! `rein.toml`, the real tiny model, the trace; and no server process outlives a
 //! `rein run` killed with SIGKILL.
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rein_protocol::{read_trace, RunEvent};
+use rein_test_support::{mcp_server_script, processes_with};
 
 use crate::support::{rein, stderr, tiny_model, NO_USER_CONFIG};
 
-fn servers_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-servers");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/server-everything")
-            .is_dir(),
-        "the MCP test servers are not installed: run scripts/setup.sh"
-    );
-    dir
-}
-
 fn everything_script() -> String {
-    servers_dir()
-        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-        .display()
-        .to_string()
+    mcp_server_script("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 fn filesystem_script() -> String {
-    servers_dir()
-        .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
-        .display()
-        .to_string()
+    mcp_server_script("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 }
 
 #[test]
@@ -71,6 +55,8 @@ fn rein_run_offers_the_tools_of_servers_from_the_flag_and_the_workspace_config()
         &flag,
         "--mcp",
         "broken=/nonexistent/mcp-server",
+        "--mcp-disclosure",
+        "all",
         "Use the fs tools to read code.txt and tell me the code.",
     ]);
     let log = stderr(&out);
@@ -134,6 +120,36 @@ fn rein_run_offers_the_tools_of_servers_from_the_flag_and_the_workspace_config()
         .any(|e| matches!(e, RunEvent::ServerLog { .. })));
     assert!(!log.contains("Starting default (STDIO) server"), "{log}");
 
+    // By default 27 server tools (over 24) are kept behind `tool_search`.
+    let out = rein(&[
+        "run",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--workdir",
+        dir.path().to_str().unwrap(),
+        "--max-turns",
+        "1",
+        "--reply-tokens",
+        "16",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--mcp",
+        &flag,
+        "Say hello.",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let offered = read_trace(&trace)
+        .unwrap()
+        .into_iter()
+        .find_map(|event| match event {
+            RunEvent::RunStart { tools, .. } => Some(tools),
+            _ => None,
+        })
+        .expect("a run start");
+    assert!(offered.iter().any(|t| t == "tool_search"), "{offered:?}");
+    assert!(!offered.iter().any(|t| t.contains("__")), "{offered:?}");
+
     // --no-mcp-config leaves the workspace's servers out.
     let out = rein(&[
         "run",
@@ -156,20 +172,6 @@ fn rein_run_offers_the_tools_of_servers_from_the_flag_and_the_workspace_config()
     assert!(!events
         .iter()
         .any(|e| matches!(e, RunEvent::ToolServer { .. })));
-}
-
-fn processes_with(marker: &str) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            String::from_utf8_lossy(&cmdline)
-                .contains(marker)
-                .then_some(pid)
-        })
-        .collect()
 }
 
 #[test]

@@ -4,27 +4,17 @@
 //! servers at all.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rein_mcp::{Disclosure, Launch, McpHub, McpTool, ServerConfig, TOOL_SEARCH};
 use rein_protocol::RunEvent;
+use rein_test_support::{mcp_servers_dir, processes_with};
 use rein_tools::{Access, Registry, Tool, ToolLimits, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
-fn servers_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/server-everything")
-            .is_dir(),
-        "the MCP test servers are not installed: run scripts/setup.sh"
-    );
-    dir
-}
-
 fn node_server(name: &str, script: &str, args: &[&str]) -> ServerConfig {
-    let mut all = vec![servers_dir().join(script).display().to_string()];
+    let mut all = vec![mcp_servers_dir().join(script).display().to_string()];
     all.extend(args.iter().map(|a| a.to_string()));
     ServerConfig {
         name: name.to_string(),
@@ -101,21 +91,6 @@ fn start_detail(hub: &McpHub, server: &str) -> (bool, usize, String) {
             _ => None,
         })
         .unwrap()
-}
-
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
-            if String::from_utf8_lossy(&cmdline).contains(marker) && pid != std::process::id() {
-                found.push(pid);
-            }
-        }
-    }
-    found
 }
 
 async fn gone_within(marker: &str, limit: Duration) -> bool {
@@ -386,8 +361,8 @@ async fn shutting_down_ends_the_whole_process_group() {
     let marker = format!("rein-group-test-{}", std::process::id());
     // The server runs as a grandchild (the shell does not exec it), beside a process
     // that never reads its input and so would outlive a closed pipe.
-    let script =
-        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let script = mcp_servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let line = format!(
         "node -e 'setInterval(() => {{}}, 1000)' {marker}-idle & node {} stdio {marker}; wait",
         script.display()
@@ -485,4 +460,63 @@ async fn many_server_tools_go_behind_tool_search_and_a_search_reveals_the_right_
     assert!(few.extend_for(&mut searched, Disclosure::Search, 8192));
     assert!(searched.get(TOOL_SEARCH).is_some());
     few.shutdown().await;
+}
+
+/// A free loopback port (bound once, then released for the server to take).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_over_streamable_http_answers_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let port = free_port();
+    let script = mcp_servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let mut server = tokio::process::Command::new("node")
+        .arg(&script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Ready once it says it listens.
+    let stderr = server.stderr.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stderr));
+    let ready = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains("listening on port") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(ready, Ok(true), "the HTTP server did not start");
+    let config = rein_mcp::config::from_flag(&format!("web=http://127.0.0.1:{port}/mcp")).unwrap();
+    let hub = McpHub::start(vec![config], dir.path()).await;
+    let (started, count, detail) = start_detail(&hub, "web");
+    assert!(started && count >= 10, "{count}: {detail}");
+    let outcome = call(
+        tool(&hub, "web__echo"),
+        json!({"message": "over http"}),
+        &workspace,
+    )
+    .await;
+    assert_eq!(outcome.text, "Echo: over http", "{outcome:?}");
+    hub.shutdown().await;
+    // Nothing listens on a port the server released: a one-line reason.
+    let gone =
+        rein_mcp::config::from_flag(&format!("gone=http://127.0.0.1:{}/mcp", free_port())).unwrap();
+    let hub = McpHub::start(vec![gone], dir.path()).await;
+    let (started, _, detail) = start_detail(&hub, "gone");
+    assert!(!started && !detail.contains('\n'), "{detail}");
+    server.kill().await.unwrap();
 }
