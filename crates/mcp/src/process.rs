@@ -21,6 +21,9 @@ pub(crate) struct Started {
     pub transport: TokioChildProcess,
     /// Kills the process group when dropped or when rein ends.
     pub watchdog: Watchdog,
+    /// The task reading its standard error into the log; it ends when the process
+    /// closes it.
+    pub stderr_read: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// A process that kills a process group as soon as its standard input closes: when
@@ -93,7 +96,7 @@ pub(crate) fn start(
     };
     let watchdog = Watchdog::start(group)
         .map_err(|error| format!("cannot start the watchdog of `{program}`: {error}"))?;
-    if let Some(stderr) = stderr {
+    let stderr_read = stderr.map(|stderr| {
         tokio::spawn(async move {
             let mut lines = tokio::io::BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -101,10 +104,11 @@ pub(crate) fn start(
                     log.push(line);
                 }
             }
-        });
-    }
+        })
+    });
     Ok(Started {
         transport,
         watchdog,
+        stderr_read,
     })
 }

@@ -20,6 +20,10 @@ use crate::error::ServerError;
 use crate::process::{self, Watchdog};
 use crate::server_log::ServerLog;
 
+/// How long a server that failed to start may take to finish writing its standard
+/// error before the reason is given.
+const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// A live connection: the MCP session and the watchdog of its process.
 struct Connection {
     service: RunningService<RoleClient, ClientConfig>,
@@ -28,8 +32,8 @@ struct Connection {
 
 /// Where a server stands.
 enum State {
-    /// Connected.
-    Live(Connection),
+    /// Connected; the number of the start (1 for the first, 2 after a restart).
+    Live(Connection, u32),
     /// It died and could not be brought back (or died again): why.
     Gone(String),
     /// Shut down at the end of the run.
@@ -56,7 +60,6 @@ pub struct McpServer {
     cwd: PathBuf,
     runtime: tokio::runtime::Handle,
     state: tokio::sync::Mutex<State>,
-    restarted: std::sync::atomic::AtomicBool,
     log: Arc<Mutex<ServerLog>>,
 }
 
@@ -88,8 +91,7 @@ impl McpServer {
             config,
             cwd: cwd.to_path_buf(),
             runtime: tokio::runtime::Handle::current(),
-            state: tokio::sync::Mutex::new(State::Live(connection)),
-            restarted: std::sync::atomic::AtomicBool::new(false),
+            state: tokio::sync::Mutex::new(State::Live(connection, 1)),
             log,
         });
         Ok((server, tools))
@@ -107,10 +109,10 @@ impl McpServer {
 
     /// Calls the tool the server calls `tool` with `arguments`.
     pub async fn call(&self, tool: &str, arguments: JsonObject) -> CallResult {
-        let peer = {
+        let (peer, start) = {
             let state = self.state.lock().await;
             match &*state {
-                State::Live(connection) => connection.service.peer().clone(),
+                State::Live(connection, start) => (connection.service.peer().clone(), *start),
                 State::Gone(reason) => {
                     return failed(format!(
                         "the MCP server `{}` is not running ({reason}); its tools cannot be used in this run",
@@ -134,7 +136,7 @@ impl McpServer {
                 "the server refused the call: {}",
                 one_line(&error.message)
             )),
-            Ok(Err(error)) if lost_connection(&error) => self.after_death(&error).await,
+            Ok(Err(error)) if lost_connection(&error) => self.after_death(&error, start).await,
             Ok(Err(error)) => failed(format!("the call failed: {}", one_line(&error.to_string()))),
             Err(_) => CallResult::Failed {
                 reason: format!(
@@ -154,9 +156,10 @@ impl McpServer {
         self.runtime.block_on(self.call(tool, arguments))
     }
 
-    /// The connection broke during a call: the server is started again once; the
-    /// call itself is not repeated (it may have had effects).
-    async fn after_death(&self, error: &ServiceError) -> CallResult {
+    /// The connection of start number `start` broke during a call: the server is
+    /// started again once; the call itself is not repeated (it may have had effects).
+    /// Calls in flight on the same connection find it started again already.
+    async fn after_death(&self, error: &ServiceError, start: u32) -> CallResult {
         let mut state = self.state.lock().await;
         let last_words = self.last_log_line();
         let cause = format!(
@@ -165,21 +168,24 @@ impl McpServer {
             one_line(&error.to_string()),
             last_words
         );
-        if !matches!(&*state, State::Live(_)) {
-            return failed(cause);
-        }
-        if self
-            .restarted
-            .swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
-            *state = State::Gone("it stopped twice".to_string());
-            return failed(format!(
-                "{cause}; it stopped before, so it is not started again"
-            ));
+        match &*state {
+            State::Live(_, current) if *current != start => {
+                return failed(format!(
+                    "{cause}; it has been started again since: call again if the call is safe to repeat"
+                ))
+            }
+            State::Live(_, current) if *current > 1 => {
+                *state = State::Gone("it stopped twice".to_string());
+                return failed(format!(
+                    "{cause}; it stopped before, so it is not started again"
+                ));
+            }
+            State::Live(..) => {}
+            State::Gone(_) | State::Closed => return failed(cause),
         }
         match connect(&self.config, &self.cwd, &self.log).await {
             Ok((connection, _)) => {
-                *state = State::Live(connection);
+                *state = State::Live(connection, start + 1);
                 failed(format!(
                     "{cause}; it was started again: call again if the call is safe to repeat"
                 ))
@@ -194,7 +200,7 @@ impl McpServer {
     /// Ends the connection (and the server process with its group).
     pub async fn shutdown(&self) {
         let previous = std::mem::replace(&mut *self.state.lock().await, State::Closed);
-        if let State::Live(connection) = previous {
+        if let State::Live(connection, _) = previous {
             let Connection { service, _watchdog } = connection;
             let _ = service.cancel().await;
             drop(_watchdog);
@@ -270,23 +276,30 @@ async fn connect(
             let process::Started {
                 transport,
                 watchdog,
+                stderr_read,
             } = process::start(program, args, &environment, cwd, Arc::clone(log))?;
-            let service = tokio::time::timeout(limit, client_info().serve(transport))
-                .await
-                .map_err(|_| {
-                    format!(
-                        "did not answer `initialize` within {} s{}",
-                        limit.as_secs(),
-                        last_line(log)
-                    )
-                })?
-                .map_err(|error| {
-                    format!(
-                        "`initialize` failed: {}{}",
-                        one_line(&error.to_string()),
-                        last_line(log)
-                    )
-                })?;
+            let failure = match tokio::time::timeout(limit, client_info().serve(transport)).await {
+                Ok(Ok(service)) => Ok(service),
+                Err(_) => Err(format!(
+                    "did not answer `initialize` within {} s",
+                    limit.as_secs()
+                )),
+                Ok(Err(error)) => Err(format!(
+                    "`initialize` failed: {}",
+                    one_line(&error.to_string())
+                )),
+            };
+            let service = match failure {
+                Ok(service) => service,
+                Err(reason) => {
+                    // A server that quit at once has said why on its standard error:
+                    // read it to the end (briefly) before naming its last words.
+                    if let Some(reading) = stderr_read {
+                        let _ = tokio::time::timeout(STDERR_DRAIN, reading).await;
+                    }
+                    return Err(format!("{reason}{}", last_line(log)));
+                }
+            };
             (service, watchdog)
         }
         Launch::Url { url } => {

@@ -520,3 +520,30 @@ async fn a_server_over_streamable_http_answers_calls() {
     assert!(!started && !detail.contains('\n'), "{detail}");
     server.kill().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_in_flight_when_a_server_dies_start_it_again_only_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let hub = McpHub::start(vec![crashy()], dir.path()).await;
+    let nap = tool(&hub, "crashy__nap");
+    let crash = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        call(tool(&hub, "crashy__crash"), json!({}), &workspace).await
+    };
+    let (first, second, crashed) = tokio::join!(
+        call(nap, json!({"seconds": 20}), &workspace),
+        call(nap, json!({"seconds": 20}), &workspace),
+        crash
+    );
+    for outcome in [&first, &second, &crashed] {
+        assert!(
+            !outcome.ok && outcome.text.contains("stopped during the call"),
+            "{outcome:?}"
+        );
+    }
+    // One death, one restart: the server is running, started twice.
+    let starts = call(tool(&hub, "crashy__starts"), json!({}), &workspace).await;
+    assert_eq!(starts.text, "started 2 times", "{starts:?}");
+    hub.shutdown().await;
+}
