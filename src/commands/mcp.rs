@@ -52,15 +52,11 @@ impl McpArgs {
     }
 }
 
-/// Starts `servers` in `root`, says on standard error what started, and writes each
-/// server's start to `trace`.
+/// Starts `servers` in `root`, writes each server's start to `trace` and says on
+/// standard error what started.
 pub async fn start(servers: Vec<ServerConfig>, root: &Path, trace: &mut TraceWriter) -> McpHub {
-    if servers.is_empty() {
-        return McpHub::default();
-    }
-    let hub = McpHub::start(servers, root).await;
+    let hub = McpHub::start_reported(servers, root, trace).await;
     for event in hub.start_events() {
-        trace.write(event);
         if let RunEvent::ToolServer {
             server,
             started,
@@ -76,11 +72,4 @@ pub async fn start(servers: Vec<ServerConfig>, root: &Path, trace: &mut TraceWri
         }
     }
     hub
-}
-
-/// Shuts the servers down and writes what they said on standard error to `trace`.
-pub async fn finish(hub: &McpHub, trace: &mut TraceWriter) {
-    for event in hub.shutdown().await {
-        trace.write(&event);
-    }
 }

@@ -174,7 +174,7 @@ async fn run_agent<B: Backend>(
         }
         Err(error) => Err(error.into()),
     };
-    super::mcp::finish(&hub, &mut trace).await;
+    hub.shutdown_reported(&mut trace).await;
     result
 }
 

@@ -52,8 +52,6 @@ pub struct Agent<B: Backend> {
     pub(crate) executor: Executor,
     pub(crate) tools: Arc<ToolSet>,
     pub(crate) tool_names: Vec<String>,
-    /// Deferred tools a search revealed in this run, in order: callable, not shown.
-    revealed: Vec<String>,
     pub(crate) config: RunConfig,
     pub(crate) strategy: &'static dyn Strategy,
     /// The profile's own description of the tools, when it writes one.
@@ -124,7 +122,6 @@ impl<B: Backend> Agent<B> {
             },
             tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
             tools: Arc::new(tools),
-            revealed: Vec::new(),
             config,
             strategy,
             tool_text,
@@ -135,30 +132,20 @@ impl<B: Backend> Agent<B> {
     /// them: the prompt's prefix (and its cached KV) stays as it was. Names that are
     /// not deferred tools of this agent, or are callable already, are skipped.
     pub(crate) fn reveal(&mut self, names: &[String]) -> Result<(), ToolSetError> {
-        let new: Vec<&String> = names
+        let new: Vec<_> = names
             .iter()
             .filter(|name| self.tools.get(name).is_none())
-            .filter(|name| {
-                self.executor
-                    .registry
-                    .get(name)
-                    .is_some_and(|tool| tool.deferred())
-            })
+            .filter_map(|name| self.executor.registry.get(name))
+            .filter(|tool| tool.deferred())
+            .map(|tool| tool.spec())
             .collect();
         if new.is_empty() {
             return Ok(());
         }
-        let mut specs = self.tools.specs();
         let listed = self.tools.listed().len();
-        let mut added = Vec::new();
-        for name in new {
-            if let Some(tool) = self.executor.registry.get(name) {
-                specs.push(tool.spec());
-                added.push(name.clone());
-            }
-        }
+        let mut specs = self.tools.specs();
+        specs.extend(new);
         let tools = ToolSet::prepare_listing(&specs, listed)?;
-        self.revealed.extend(added);
         self.tool_names = tools.tools().iter().map(|t| t.name.clone()).collect();
         self.tools = Arc::new(tools);
         Ok(())
@@ -166,11 +153,10 @@ impl<B: Backend> Agent<B> {
 
     /// Back to the listed tools only.
     fn forget_revealed(&mut self) {
-        if self.revealed.is_empty() {
+        let listed = self.tools.listed().len();
+        if listed == self.tools.tools().len() {
             return;
         }
-        self.revealed.clear();
-        let listed = self.tools.listed().len();
         let specs: Vec<_> = self.tools.specs().into_iter().take(listed).collect();
         if let Ok(tools) = ToolSet::prepare(&specs) {
             self.tool_names = tools.tools().iter().map(|t| t.name.clone()).collect();

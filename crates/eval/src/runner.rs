@@ -271,7 +271,7 @@ async fn run_and_grade<S: SessionSource>(
     let mut writer = TraceWriter::create(&trace_path).map_err(|e| e.to_string())?;
     let mut servers = settings.mcp.clone();
     servers.extend(task.mcp_servers()?);
-    let hub = start_servers(&servers, workspace.root(), &mut writer).await;
+    let hub = rein_mcp::McpHub::start_reported(servers, workspace.root(), &mut writer).await;
     hub.extend_for(
         &mut registry,
         settings.mcp_disclosure,
@@ -285,9 +285,7 @@ async fn run_and_grade<S: SessionSource>(
     };
     // The session went back to the engine with the agent; the servers stop before
     // grading.
-    for event in hub.shutdown().await {
-        writer.write(&event);
-    }
+    hub.shutdown_reported(&mut writer).await;
     drop(writer);
     let result = result?;
     let events = read_trace(&trace_path).map_err(|e| e.to_string())?;
@@ -353,22 +351,6 @@ pub fn recheck_compliance(
     record.compliance_first = first;
     record.compliance_recovered = recovered;
     Ok(())
-}
-
-/// The run's MCP servers, started in its workspace; each start goes to the trace.
-async fn start_servers(
-    servers: &[rein_mcp::ServerConfig],
-    root: &std::path::Path,
-    writer: &mut TraceWriter,
-) -> rein_mcp::McpHub {
-    if servers.is_empty() {
-        return rein_mcp::McpHub::default();
-    }
-    let hub = rein_mcp::McpHub::start(servers.to_vec(), root).await;
-    for event in hub.start_events() {
-        writer.write(event);
-    }
-    hub
 }
 
 /// The task's tools: the built-in ones (when asked for) and its declared ones.

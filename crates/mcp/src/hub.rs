@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use rein_protocol::RunEvent;
+use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Registry, Tool};
 
 use crate::config::ServerConfig;
@@ -109,6 +109,31 @@ impl McpHub {
         hub
     }
 
+    /// [`McpHub::start`], each server's start told to `events` (the run's trace);
+    /// no servers start nothing.
+    pub async fn start_reported(
+        configs: Vec<ServerConfig>,
+        cwd: &Path,
+        events: &mut dyn EventSink,
+    ) -> Self {
+        if configs.is_empty() {
+            return Self::default();
+        }
+        let hub = Self::start(configs, cwd).await;
+        for event in &hub.events {
+            events.emit(event);
+        }
+        hub
+    }
+
+    /// [`McpHub::shutdown`], what the servers wrote on standard error told to
+    /// `events` (the run's trace).
+    pub async fn shutdown_reported(&self, events: &mut dyn EventSink) {
+        for event in self.shutdown().await {
+            events.emit(&event);
+        }
+    }
+
     /// What happened at the start: one event per server.
     pub fn start_events(&self) -> &[RunEvent] {
         &self.events
@@ -133,12 +158,6 @@ impl McpHub {
     /// The tools offered, in the servers' order.
     pub fn tools(&self) -> &[Arc<McpTool>] {
         &self.tools
-    }
-
-    /// `registry` with the servers' tools added after its own, every one listed in
-    /// the prompt.
-    pub fn extend(&self, registry: &mut Registry) {
-        self.extend_with(registry, Disclosure::All);
     }
 
     /// `registry` with the servers' tools added after its own: listed, or kept out of

@@ -115,7 +115,8 @@ fn base64_bytes(data: &str) -> usize {
     (digits * 3 / 4).saturating_sub(padding)
 }
 
-fn one_line(text: &str) -> String {
+/// `text` on one line, runs of whitespace as one space.
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -249,9 +249,12 @@ fn last_line(log: &Arc<Mutex<ServerLog>>) -> String {
         .unwrap_or_default()
 }
 
+/// `text` on one line, at most 300 characters: a reason in a one-line message.
 fn one_line(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    line.chars().take(300).collect()
+    crate::result_text::one_line(text)
+        .chars()
+        .take(300)
+        .collect()
 }
 
 fn client_info() -> ClientConfig {
