@@ -1,7 +1,7 @@
 //! `rein run` with MCP servers end to end: the reference servers (tests/mcp-servers,
 //! installed by scripts/setup.sh) declared with `--mcp` and in the workspace's
 //! `rein.toml`, the real tiny model, the trace; and no server process outlives a
-//! `rein run` killed with SIGKILL.
+//! `rein run` killed with SIGKILL or interrupted with SIGINT.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -174,12 +174,13 @@ fn rein_run_offers_the_tools_of_servers_from_the_flag_and_the_workspace_config()
         .any(|e| matches!(e, RunEvent::ToolServer { .. })));
 }
 
-#[test]
-fn a_killed_rein_run_leaves_no_server_process_behind() {
+/// Starts `rein run` with a server that would outlive it, sends rein `signal` once the
+/// server runs, and checks that no process of the server is left.
+fn no_server_process_outlives_rein_after(signal: &str) {
     let _model = rein_test_support::model_lock();
     tiny_model();
     let dir = tempfile::tempdir().unwrap();
-    let marker = format!("rein-orphan-check-{}", std::process::id());
+    let marker = format!("rein-orphan-check-{signal}-{}", std::process::id());
     // The server is a grandchild of rein (the shell does not exec it), beside a
     // process that never reads its input, so it outlives rein unless it is killed.
     let flag = format!(
@@ -209,14 +210,35 @@ fn a_killed_rein_run_leaves_no_server_process_behind() {
         assert!(child.try_wait().unwrap().is_none(), "rein ended early");
         std::thread::sleep(Duration::from_millis(100));
     }
-    // Killed at once, with no chance to clean up.
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let killed = Instant::now();
-    while !processes_with(&marker).is_empty() && killed.elapsed() < Duration::from_secs(10) {
+    let sent = Command::new("kill")
+        .args(["-s", signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "rein ran on after {signal}: {status}");
+    let signalled = Instant::now();
+    while !processes_with(&marker).is_empty() && signalled.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(processes_with(&marker), Vec::<u32>::new(), "left running");
+    assert_eq!(
+        processes_with(&marker),
+        Vec::<u32>::new(),
+        "left running after {signal}"
+    );
+}
+
+#[test]
+fn a_killed_rein_run_leaves_no_server_process_behind() {
+    // Killed at once, with no chance to clean up.
+    no_server_process_outlives_rein_after("KILL");
+}
+
+#[test]
+fn an_interrupted_rein_run_leaves_no_server_process_behind() {
+    // Ctrl-C: the terminal sends SIGINT to rein's process group; the servers lead
+    // groups of their own, so only rein gets it.
+    no_server_process_outlives_rein_after("INT");
 }
 
 fn function(name: &str, description: &str, property: &str) -> rein_protocol::ToolSpec {

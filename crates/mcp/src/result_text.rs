@@ -120,6 +120,20 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `text` on one line and at most `max_chars` characters: a longer one keeps its
+/// start and its end (where a schema error says what is wrong) around `…`.
+pub(crate) fn one_short_line(text: &str, max_chars: usize) -> String {
+    let line = one_line(text);
+    let total = line.chars().count();
+    if total <= max_chars {
+        return line;
+    }
+    let half = max_chars.saturating_sub(1) / 2;
+    let start: String = line.chars().take(half).collect();
+    let end: String = line.chars().skip(total - half).collect();
+    format!("{start}…{end}")
+}
+
 /// `text` cut to `max_chars` characters, the cut said in a last line.
 fn bounded(text: &str, max_chars: usize) -> String {
     let total = text.chars().count();
@@ -137,6 +151,18 @@ fn bounded(text: &str, max_chars: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_long_line_keeps_its_start_and_end() {
+        assert_eq!(one_short_line("a  b\nc", 10), "a b c");
+        let long = format!("at /{}: too deep", "next/".repeat(40));
+        let short = one_short_line(&long, 41);
+        assert_eq!(short.chars().count(), 41);
+        assert!(
+            short.starts_with("at /next/") && short.ends_with("t/: too deep"),
+            "{short}"
+        );
+    }
 
     #[test]
     fn text_and_resources_are_shown_binary_content_is_described() {

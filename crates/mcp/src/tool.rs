@@ -18,6 +18,9 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1_000;
 /// The longest tool name every chat template and provider accepts.
 pub const MAX_NAME_LEN: usize = 64;
 
+/// The longest reason given for a schema that cannot be offered.
+const MAX_REASON_CHARS: usize = 160;
+
 /// The separator between a server's name and its tool's name.
 pub const SEPARATOR: &str = "__";
 
@@ -57,7 +60,8 @@ impl McpTool {
         let name = offered_name(server.name(), &remote_name, taken);
         let parameters = Value::Object((*definition.input_schema).clone());
         rein_schema::sanitize(&parameters, rein_schema::Limits::default()).map_err(|error| {
-            format!("`{remote_name}`: its input schema cannot be used: {error}")
+            let reason = result_text::one_short_line(&error.to_string(), MAX_REASON_CHARS);
+            format!("`{remote_name}`: its input schema cannot be used: {reason}")
         })?;
         let description = definition
             .description
