@@ -9,12 +9,16 @@ pub const MAX_LINES: usize = 200;
 /// Characters kept of one line.
 pub const MAX_LINE_CHARS: usize = 500;
 
+/// The latest lines looked at for a server's last words.
+const LAST_WORDS_WINDOW: usize = 10;
+
 /// A server's recent standard-error lines.
 #[derive(Debug, Default)]
 pub struct ServerLog {
     lines: VecDeque<String>,
     dropped: usize,
-    last: Option<String>,
+    /// The latest lines, taken or not.
+    recent: VecDeque<String>,
 }
 
 impl ServerLog {
@@ -29,7 +33,10 @@ impl ServerLog {
             self.lines.pop_front();
             self.dropped += 1;
         }
-        self.last = Some(line.clone());
+        if self.recent.len() == LAST_WORDS_WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(line.clone());
         self.lines.push_back(line);
     }
 
@@ -40,9 +47,22 @@ impl ServerLog {
         (self.lines.drain(..).collect(), dropped)
     }
 
-    /// The latest line written, taken or not.
+    /// What explains a failure best: the latest of the last few lines that names an
+    /// error (Node, for one, ends a crash with its version line after the error), else
+    /// the latest line; taken or not.
     pub fn last(&self) -> Option<&str> {
-        self.last.as_deref()
+        let names_error = |line: &&String| {
+            let lower = line.to_lowercase();
+            ["error", "panic", "fatal", "exception"]
+                .iter()
+                .any(|word| lower.contains(word))
+        };
+        self.recent
+            .iter()
+            .rev()
+            .find(names_error)
+            .or_else(|| self.recent.back())
+            .map(String::as_str)
     }
 }
 
@@ -65,5 +85,29 @@ mod tests {
         assert_eq!(lines.last().map(String::len), Some(MAX_LINE_CHARS));
         assert_eq!(log.last().map(str::len), Some(MAX_LINE_CHARS));
         assert_eq!(log.take(), (Vec::new(), 0));
+    }
+
+    #[test]
+    fn the_last_words_are_the_latest_error_line_near_the_end() {
+        let mut log = ServerLog::default();
+        log.push("starting".into());
+        assert_eq!(log.last(), Some("starting"));
+        for line in [
+            "node:internal/modules/cjs/loader:1228",
+            "Error: Cannot find module '/w/tests/index.js'",
+            "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)",
+            "Node.js v20.20.2",
+        ] {
+            log.push(line.into());
+        }
+        assert_eq!(
+            log.last(),
+            Some("Error: Cannot find module '/w/tests/index.js'")
+        );
+        // An error long before the end is not the reason.
+        for index in 0..LAST_WORDS_WINDOW {
+            log.push(format!("request {index} served"));
+        }
+        assert_eq!(log.last(), Some("request 9 served"));
     }
 }
