@@ -238,12 +238,12 @@ fn lost_connection(error: &ServiceError) -> bool {
     )
 }
 
-/// `; it said: LINE` for the latest standard-error line, or nothing.
+/// `; its last words: LINE` for the server's last words ([`ServerLog::last_words`]), or nothing.
 fn last_line(log: &Arc<Mutex<ServerLog>>) -> String {
     log.lock()
         .ok()
         .and_then(|log| {
-            log.last()
+            log.last_words()
                 .map(|line| format!("; its last words: {}", one_line(line)))
         })
         .unwrap_or_default()

@@ -50,7 +50,7 @@ impl ServerLog {
     /// What explains a failure best: the latest of the last few lines that names an
     /// error (Node, for one, ends a crash with its version line after the error), else
     /// the latest line; taken or not.
-    pub fn last(&self) -> Option<&str> {
+    pub fn last_words(&self) -> Option<&str> {
         let names_error = |line: &&String| {
             let lower = line.to_lowercase();
             ["error", "panic", "fatal", "exception"]
@@ -83,7 +83,7 @@ mod tests {
         assert_eq!(dropped, 6);
         assert_eq!(lines[0], "line 6");
         assert_eq!(lines.last().map(String::len), Some(MAX_LINE_CHARS));
-        assert_eq!(log.last().map(str::len), Some(MAX_LINE_CHARS));
+        assert_eq!(log.last_words().map(str::len), Some(MAX_LINE_CHARS));
         assert_eq!(log.take(), (Vec::new(), 0));
     }
 
@@ -91,7 +91,7 @@ mod tests {
     fn the_last_words_are_the_latest_error_line_near_the_end() {
         let mut log = ServerLog::default();
         log.push("starting".into());
-        assert_eq!(log.last(), Some("starting"));
+        assert_eq!(log.last_words(), Some("starting"));
         for line in [
             "node:internal/modules/cjs/loader:1228",
             "Error: Cannot find module '/w/tests/index.js'",
@@ -101,13 +101,13 @@ mod tests {
             log.push(line.into());
         }
         assert_eq!(
-            log.last(),
+            log.last_words(),
             Some("Error: Cannot find module '/w/tests/index.js'")
         );
         // An error long before the end is not the reason.
         for index in 0..LAST_WORDS_WINDOW {
             log.push(format!("request {index} served"));
         }
-        assert_eq!(log.last(), Some("request 9 served"));
+        assert_eq!(log.last_words(), Some("request 9 served"));
     }
 }

@@ -116,8 +116,3 @@ pub fn tools() -> Vec<Tool> {
         ),
     ]
 }
-
-/// Whether `name` is one of the hostile tools.
-pub fn is_hostile(name: &str) -> bool {
-    tools().iter().any(|tool| tool.name == name)
-}

@@ -7,6 +7,7 @@
 mod catalog;
 mod hostile;
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -26,6 +27,8 @@ const LOG: &str = "rein-mcp-test-server:";
 
 struct TestServer {
     tools: Vec<Tool>,
+    /// The names of the hostile tools, which answer with the arguments they got.
+    hostile: HashSet<String>,
 }
 
 fn special_tools() -> Vec<Tool> {
@@ -77,13 +80,18 @@ fn special_tools() -> Vec<Tool> {
 
 impl TestServer {
     fn new(unreadable: bool) -> Self {
+        let mut hostile = hostile::tools();
+        if unreadable {
+            hostile.push(hostile::unreadable());
+        }
+        let names = hostile.iter().map(|tool| tool.name.to_string()).collect();
         let mut tools = catalog::tools();
         tools.extend(special_tools());
-        tools.extend(hostile::tools());
-        if unreadable {
-            tools.push(hostile::unreadable());
+        tools.extend(hostile);
+        Self {
+            tools,
+            hostile: names,
         }
-        Self { tools }
     }
 
     async fn run(
@@ -96,7 +104,7 @@ impl TestServer {
         if let Some(answer) = catalog::answer(name, &arguments) {
             return text(answer);
         }
-        if hostile::is_hostile(name) {
+        if self.hostile.contains(name) {
             return text(format!("{name} got {}", Value::Object(arguments)));
         }
         let string = |key: &str| {
