@@ -75,6 +75,9 @@ pub struct EvalRunArgs {
     /// One variable and its values: profile=…, model=…, kv=…, quant=…, tool_format=….
     #[arg(long)]
     pub ab: Option<String>,
+    /// A run setting every arm takes (as `rein run --set`), repeatable: KEY=VALUE.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = super::parse_setting)]
+    pub set: Vec<(String, String)>,
     /// The harness profile when it is not the variable.
     #[arg(long, default_value = "full")]
     pub profile: String,
@@ -239,18 +242,24 @@ fn select_tasks(args: &EvalRunArgs) -> anyhow::Result<Vec<Task>> {
     Ok(tasks)
 }
 
+/// What every arm shares unless `--ab` varies it.
+fn baseline(args: &EvalRunArgs) -> Baseline {
+    Baseline {
+        profile: args.profile.clone(),
+        model: args.model.clone(),
+        kv: args.kv.clone(),
+        tool_format: args.tool_format.clone(),
+        settings: args.set.clone(),
+    }
+}
+
 /// What must stay the same for earlier results in --out to be resumed.
 fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
     let mut identity = json!({
         "suites": args.suite,
         "tasks": tasks.iter().map(|t| format!("{}/{}", t.suite, t.id)).collect::<Vec<_>>(),
         "ab": args.ab,
-        "baseline": Baseline {
-            profile: args.profile.clone(),
-            model: args.model.clone(),
-            kv: args.kv.clone(),
-            tool_format: args.tool_format.clone(),
-        },
+        "baseline": baseline(args),
         "seed": args.seed,
         "ctx": args.ctx,
         "temperature": args.temperature,
@@ -377,13 +386,7 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         .clone()
         .context("--out DIR is required (results.jsonl, report and plots go there)")?;
     let tasks = select_tasks(&args)?;
-    let baseline = Baseline {
-        profile: args.profile.clone(),
-        model: args.model.clone(),
-        kv: args.kv.clone(),
-        tool_format: args.tool_format.clone(),
-    };
-    let arms = arms(&baseline, args.ab.as_deref())?;
+    let arms = arms(&baseline(&args), args.ab.as_deref())?;
     // Every arm's model is found (and pulled) before the first run.
     let plans: Vec<ModelPlan> = arms
         .iter()

@@ -189,6 +189,14 @@ pub fn default_ctx(info: &rein_models::GgufInfo) -> u32 {
     info.context_length.unwrap_or(4096).min(4096) as u32
 }
 
+/// `KEY=VALUE` of a `--set` flag, as `(key, value)`.
+pub fn parse_setting(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: write KEY=VALUE"))?;
+    Ok((key.trim().to_string(), value.trim().to_string()))
+}
+
 /// The bearer key held by the environment variable `var`, when one is named; an unset
 /// or empty variable is an error rather than a server or client without a key.
 pub fn api_key_from_env(var: Option<&str>) -> anyhow::Result<Option<String>> {

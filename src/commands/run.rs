@@ -95,8 +95,8 @@ pub struct RunArgs {
     /// repeat_penalty, call_example, wrapper_grammar, answer_guards, result_lines,
     /// verification_guard, parallel_calls, reply_tokens, retry_heat,
     /// grounding_check (e.g. `--set call_example=off`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub settings: Vec<String>,
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = super::parse_setting)]
+    pub settings: Vec<(String, String)>,
     /// MCP servers whose tools the run may use.
     #[command(flatten)]
     pub mcp: super::mcp::McpArgs,
@@ -215,13 +215,10 @@ fn run_config(args: &RunArgs) -> anyhow::Result<RunConfig> {
         "compact" => DescriptionStyle::Compact,
         other => anyhow::bail!("--describe must be full or compact, got `{other}`"),
     };
-    for setting in &args.settings {
-        let (key, value) = setting
-            .split_once('=')
-            .with_context(|| format!("--set `{setting}`: write KEY=VALUE"))?;
+    for (key, value) in &args.settings {
         config
-            .set(key.trim(), value.trim())
-            .with_context(|| format!("--set {setting}"))?;
+            .set(key, value)
+            .with_context(|| format!("--set {key}={value}"))?;
     }
     Ok(config)
 }

@@ -19,6 +19,9 @@ pub struct Baseline {
     pub kv: String,
     /// native or emulated tool calling.
     pub tool_format: String,
+    /// Run settings every arm takes (`--set parallel_calls=off`), as `(key, value)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<(String, String)>,
 }
 
 /// The variables an experiment may change, besides the run settings of
@@ -50,14 +53,22 @@ pub struct Arm {
     pub kv: String,
     /// native or emulated.
     pub tool_format: String,
+    /// Run settings every arm of the experiment takes (`--set`), applied first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<(String, String)>,
     /// A run setting this arm changes (`call_example`, `off`), applied over the task's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setting: Option<(String, String)>,
 }
 
 impl Arm {
-    /// Applies the arm's run setting, if it has one.
+    /// Applies the experiment's fixed settings, then the arm's own, if it has one.
     pub fn apply(&self, config: &mut rein_agent::RunConfig) -> Result<(), EvalError> {
+        for (key, value) in &self.fixed {
+            config
+                .set(key, value)
+                .map_err(|e| EvalError::Setting(format!("--set {key}: {e}")))?;
+        }
         match &self.setting {
             Some((key, value)) => config
                 .set(key, value)
@@ -110,6 +121,7 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
         quant: None,
         kv: base.kv.clone(),
         tool_format: base.tool_format.clone(),
+        fixed: base.settings.clone(),
         setting: None,
     };
     let Some(ab) = ab else {
@@ -123,6 +135,11 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
         ))
     })?;
     let key = key.trim();
+    if base.settings.iter().any(|(fixed, _)| fixed == key) {
+        return Err(EvalError::Setting(format!(
+            "--ab {key}: the experiment also fixes it with --set; vary it or fix it, not both"
+        )));
+    }
     let values: Vec<&str> = values
         .split(',')
         .map(str::trim)
@@ -181,6 +198,7 @@ mod tests {
             model: "small".into(),
             kv: "f16".into(),
             tool_format: "native".into(),
+            settings: Vec::new(),
         }
     }
 
@@ -218,5 +236,23 @@ mod tests {
             assert!(arms(&base(), Some(ab)).is_err(), "{ab}");
         }
         assert!(arms(&base(), Some("profile=full,full")).is_err());
+    }
+
+    #[test]
+    fn fixed_settings_reach_every_arm_and_cannot_also_vary() {
+        let mut base = base();
+        base.settings = vec![("parallel_calls".into(), "off".into())];
+        let arms = arms(&base, Some("temperature=0,0.2")).unwrap();
+        for arm in &arms {
+            let mut config = rein_agent::RunConfig::new(rein_agent::Profile::Full);
+            arm.apply(&mut config).unwrap();
+            assert!(!config.parallel_calls, "{}", arm.name);
+        }
+        let mut config = rein_agent::RunConfig::new(rein_agent::Profile::Full);
+        arms[0].apply(&mut config).unwrap();
+        assert_eq!(config.temperature, 0.0);
+        assert!(super::arms(&base, Some("parallel_calls=on,off")).is_err());
+        base.settings = vec![("parallel_calls".into(), "sometimes".into())];
+        assert!(super::arms(&base, None).is_err());
     }
 }

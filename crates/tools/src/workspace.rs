@@ -107,6 +107,15 @@ impl Workspace {
         }
     }
 
+    /// The closest existing directory at or above `path` (resolved), never above the
+    /// root: where a look at a path that does not exist goes on.
+    pub fn nearest_directory(&self, path: &Path) -> PathBuf {
+        path.ancestors()
+            .take_while(|dir| dir.starts_with(&self.root))
+            .find(|dir| dir.is_dir())
+            .map_or_else(|| self.root.clone(), Path::to_path_buf)
+    }
+
     /// The shell's working directory; it starts at the root and follows `cd`.
     pub fn shell_cwd(&self) -> PathBuf {
         self.with_state(|state| state.shell_cwd.clone())
@@ -172,6 +181,25 @@ mod tests {
             workspace.relative(Path::new("/elsewhere/x")),
             "/elsewhere/x"
         );
+    }
+
+    #[test]
+    fn the_nearest_directory_of_a_missing_path_stays_inside_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path(), ToolLimits::default()).unwrap();
+        let root = workspace.root().to_path_buf();
+        std::fs::create_dir_all(root.join("src/bin")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "").unwrap();
+        assert_eq!(
+            workspace.nearest_directory(&root.join("src/bin/gone/x")),
+            root.join("src/bin")
+        );
+        assert_eq!(
+            workspace.nearest_directory(&root.join("src/a.rs/x")),
+            root.join("src")
+        );
+        assert_eq!(workspace.nearest_directory(&root.join("workspace")), root);
+        assert_eq!(workspace.nearest_directory(Path::new("/elsewhere/x")), root);
     }
 
     #[test]

@@ -64,11 +64,13 @@ fn list(workspace: &Workspace, path: &str) -> ToolOutcome {
     let metadata = match fs::metadata(&resolved) {
         Ok(metadata) => metadata,
         Err(_) => {
-            let parent = resolved
-                .parent()
-                .map_or_else(|| ".".to_string(), |parent| workspace.relative(parent));
+            // The next look is the closest directory that exists: it is listed here,
+            // so the reply names what is there instead of only what is not.
+            let nearest = workspace.nearest_directory(&resolved);
+            let listing = list_existing(workspace, &nearest, &workspace.relative(&nearest));
             return ToolOutcome::failure(format!(
-                "`{shown}` does not exist; list its parent (`{parent}`) to see what is there."
+                "`{shown}` does not exist. The nearest directory that does:\n{}",
+                listing.text
             ));
         }
     };
@@ -79,7 +81,12 @@ fn list(workspace: &Workspace, path: &str) -> ToolOutcome {
             kind.noun()
         ));
     }
-    let reader = match fs::read_dir(&resolved) {
+    list_existing(workspace, &resolved, &shown)
+}
+
+/// The listing of `resolved`, a directory that exists.
+fn list_existing(workspace: &Workspace, resolved: &Path, shown: &str) -> ToolOutcome {
+    let reader = match fs::read_dir(resolved) {
         Ok(reader) => reader,
         Err(error) => return ToolOutcome::failure(format!("cannot list `{shown}`: {error}.")),
     };

@@ -100,17 +100,27 @@ fn parse(args: &Value) -> Result<Query<'_>, ArgError> {
 }
 
 fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
-    let resolved = match workspace.resolve(query.path) {
+    let mut resolved = match workspace.resolve(query.path) {
         Ok(resolved) => resolved,
         Err(refusal) => return ToolOutcome::failure(refusal.to_string()),
     };
-    let shown = workspace.relative(&resolved);
+    let mut shown = workspace.relative(&resolved);
+    // A path that does not exist (a small model's `workspace` for the root) only hides
+    // what was asked for: the closest directory that exists is searched instead, and
+    // the reply says so, as for a glob no file matches.
+    let mut moved_path = String::new();
+    if std::fs::symlink_metadata(&resolved).is_err() {
+        let nearest = workspace.nearest_directory(&resolved);
+        let nearest_shown = workspace.relative(&nearest);
+        moved_path = match nearest_shown.as_str() {
+            "." => format!("`{shown}` does not exist, so the whole workspace was searched.\n"),
+            _ => format!("`{shown}` does not exist, so `{nearest_shown}` was searched.\n"),
+        };
+        resolved = nearest;
+        shown = nearest_shown;
+    }
     match std::fs::metadata(&resolved) {
-        Err(_) => {
-            return ToolOutcome::failure(format!(
-                "`{shown}` does not exist; search a directory that exists (list_dir shows what is there), or leave out path to search the whole workspace."
-            ))
-        }
+        Err(error) => return ToolOutcome::failure(format!("cannot search `{shown}`: {error}.")),
         Ok(metadata) => {
             let kind = FileKind::of(&metadata.file_type());
             if kind != FileKind::Directory {
@@ -151,9 +161,10 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
         Mode::Content => search_content_mode(workspace, scope, &query, &shown, keep),
         Mode::Files => search_files_mode(workspace, scope, &query, &shown, keep),
     };
+    let notes = format!("{moved_path}{dropped_glob}");
     match result {
-        Ok((text, false)) => ToolOutcome::success(format!("{dropped_glob}{text}")),
-        Ok((text, true)) => ToolOutcome::success(format!("{dropped_glob}{text}")).nothing_found(),
+        Ok((text, false)) => ToolOutcome::success(format!("{notes}{text}")),
+        Ok((text, true)) => ToolOutcome::success(format!("{notes}{text}")).nothing_found(),
         Err(text) => ToolOutcome::failure(text),
     }
 }

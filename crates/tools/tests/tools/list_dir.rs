@@ -62,8 +62,14 @@ fn a_file_is_not_a_directory_and_an_empty_directory_says_so() {
     assert!(empty.ok);
     assert_eq!(empty.text, "`empty` is empty.");
     let missing = call(&ListDir, &workspace, json!({"path": "gone/away"}));
+    assert!(!missing.ok);
     assert_eq!(
         missing.text,
-        "`gone/away` does not exist; list its parent (`gone`) to see what is there."
+        "`gone/away` does not exist. The nearest directory that does:\n`.` (2 entries):\n  a.txt  1 B\n  empty/"
+    );
+    let inside = call(&ListDir, &workspace, json!({"path": "empty/workspace"}));
+    assert_eq!(
+        inside.text,
+        "`empty/workspace` does not exist. The nearest directory that does:\n`empty` is empty."
     );
 }

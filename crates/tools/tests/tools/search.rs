@@ -297,15 +297,42 @@ fn several_words_that_match_nothing_are_probed_one_at_a_time() {
 }
 
 #[test]
-fn a_missing_path_or_a_bad_mode_is_explained() {
+fn a_missing_path_searches_the_nearest_directory_that_exists() {
     let (_dir, workspace) = project();
-    let missing = call(&Search, &workspace, json!({"pattern": "x", "path": "nope"}));
-    assert!(!missing.ok);
-    assert!(
-        missing.text.starts_with("`nope` does not exist"),
-        "{}",
-        missing.text
+    let root = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "fn alpha", "path": "workspace"}),
     );
+    assert!(root.ok);
+    assert_eq!(
+        root.text,
+        "`workspace` does not exist, so the whole workspace was searched.\n2 matching lines in 2 files:\nsrc/a.rs:1: fn alpha() {}\nsrc/b.rs:1: fn alpha_two() {}"
+    );
+    let below = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "alpha", "path": "src/lib", "mode": "files"}),
+    );
+    assert!(
+        below
+            .text
+            .starts_with("`src/lib` does not exist, so `src` was searched.\n"),
+        "{}",
+        below.text
+    );
+    assert!(!below.text.contains("README"), "{}", below.text);
+    let escape = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "x", "path": "/etc/nope"}),
+    );
+    assert!(!escape.ok, "{}", escape.text);
+}
+
+#[test]
+fn a_bad_mode_or_a_pattern_across_lines_is_explained() {
+    let (_dir, workspace) = project();
     let mode = call(
         &Search,
         &workspace,
