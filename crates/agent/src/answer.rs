@@ -112,7 +112,7 @@ impl<B: Backend> Agent<B> {
                     // With results in hand, the retry is the write itself; the
                     // answer-only decoding of a repeat gives way to it.
                     Held::MissingOutput(_)
-                        if !run.memory.succeeded_calls.is_empty()
+                        if run.memory.results_in_hand()
                             && self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
                     {
                         run.answer_only = false;
@@ -276,7 +276,16 @@ impl<B: Backend> Agent<B> {
             return None;
         }
         if self.config.answer_guards {
-            // The missing output file first: its note says exactly what to do next.
+            // A result the model wrote itself comes before the missing output file: a
+            // write now would copy what no tool returned.
+            let why = not_an_answer(text, &self.tool_names);
+            if why == Some(NotAnswer::FakeResult) {
+                let held = Held::NotAnAnswer(NotAnswer::FakeResult);
+                if run.holds.has_room(&held) {
+                    return Some(held);
+                }
+            }
+            // The missing output file next: its note says exactly what to do next.
             if let Some(file) = &run.memory.output_file {
                 if run.holds.missing_output == 0
                     && missing_output(self.executor.workspace.root(), file)
@@ -285,7 +294,7 @@ impl<B: Backend> Agent<B> {
                 }
             }
             // A hold whose cap is spent gives way to the next one that applies.
-            if let Some(why) = not_an_answer(text, &self.tool_names) {
+            if let Some(why) = why {
                 let held = Held::NotAnAnswer(why);
                 if run.holds.has_room(&held) {
                     return Some(held);

@@ -135,7 +135,13 @@ impl<B: Backend> Agent<B> {
         run.memory
             .planned
             .retain(|tool| !ready.iter().any(|call| &call.name == tool));
-        for tool in &deferred {
+        let finds_tools = |name: &str| {
+            self.executor
+                .registry
+                .get(name)
+                .is_some_and(|tool| tool.finds_tools())
+        };
+        for tool in deferred.iter().filter(|tool| !finds_tools(tool)) {
             if !run.memory.planned.contains(tool) {
                 run.memory.planned.push(tool.clone());
             }
@@ -155,8 +161,14 @@ impl<B: Backend> Agent<B> {
             }
         }
         if self.strategy.guards_answers() {
+            let mut routed = Vec::new();
             for (call, outcome) in ready.iter().zip(outcomes.iter_mut()) {
                 self.name_the_meant_file(run, call, outcome);
+                routed.extend(self.route_to_server_tool(call, outcome));
+            }
+            if let (Err(error), Some(last)) = (self.reveal(&routed), outcomes.last_mut()) {
+                last.text
+                    .push_str(&format!("\n(these tools cannot be called: {error})"));
             }
         }
         let mut exhausted = None;
@@ -361,6 +373,40 @@ impl<B: Backend> Agent<B> {
                 ));
             }
         }
+    }
+
+    /// A call that failed to reach a path outside the workspace, while a server tool
+    /// does that job: the result names that tool and the call to make (see
+    /// `server_route`). Returns the tool's name when it is still to be revealed.
+    fn route_to_server_tool(&self, call: &ReadyCall, outcome: &mut CallOutcome) -> Option<String> {
+        let (job, path, arguments) = crate::server_route::refused_reach(
+            &call.name,
+            &call.arguments,
+            (outcome.ok, &outcome.text),
+            &self.executor.workspace,
+        )?;
+        let specs: Vec<_> = self
+            .executor
+            .registry
+            .tools()
+            .iter()
+            .map(|t| t.spec())
+            .collect();
+        let spec = crate::server_route::server_tool_for(job, &path, &specs)?;
+        let name = &spec.function.name;
+        let next = match crate::server_route::carried_arguments(spec, &arguments) {
+            Some(arguments) => {
+                format!("Call it:\n{}", self.info.family.call_text(name, &arguments))
+            }
+            None => format!(
+                "Call it with the values the task gives: {}",
+                rein_format::signature(spec)
+            ),
+        };
+        outcome.text.push_str(&format!(
+            "\nThe tools of MCP servers are not confined to the workspace, and `{name}` does this job. {next}"
+        ));
+        self.tools.get(name).is_none().then(|| name.clone())
     }
 
     /// Runs `call` with the request's own text where a string argument copies it with

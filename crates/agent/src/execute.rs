@@ -99,6 +99,33 @@ impl CallOutcome {
     }
 }
 
+/// The harness's own words for a command that reached nothing: a shell result whose
+/// every output line says one of these holds no content to use.
+const REACHED_NOTHING: [&str; 4] = [
+    "Permission denied",
+    "Operation not permitted",
+    "No such file or directory",
+    "not found",
+];
+
+/// Whether a successful result holds something to use: not a search that found
+/// nothing, and not a shell command whose output is only errors or empty (`cat` of a
+/// file the sandbox denies, piped on, exits 0).
+pub(crate) fn holds_content(result: &str, found_nothing: bool) -> bool {
+    if found_nothing {
+        return false;
+    }
+    let text = crate::prompt::result_excerpt(result, usize::MAX);
+    let Some((_, output)) = text.split_once("\noutput:") else {
+        return true;
+    };
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && *line != "(none)" && !line.starts_with('['))
+        .any(|line| !REACHED_NOTHING.iter().any(|error| line.contains(error)))
+}
+
 /// What execution remembers across turns.
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
@@ -163,6 +190,16 @@ pub(crate) struct Executor {
 }
 
 impl Memory {
+    /// Whether some successful result holds content the run could use (see
+    /// [`holds_content`]).
+    pub(crate) fn results_in_hand(&self) -> bool {
+        self.succeeded_order.iter().any(|(key, found_nothing)| {
+            self.succeeded_calls
+                .get(key)
+                .is_some_and(|(result, _)| holds_content(result, *found_nothing))
+        })
+    }
+
     /// Whether the task asks for a file to be written or changed.
     pub(crate) fn task_asks_for_a_file(&self) -> bool {
         self.output_file.is_some()
@@ -385,4 +422,32 @@ fn is_source_file(path: &std::path::Path) -> bool {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| CODE.contains(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_content;
+    use crate::prompt::wrap_untrusted;
+
+    #[test]
+    fn a_shell_output_of_only_errors_holds_nothing_to_use() {
+        let shell =
+            |output: &str| wrap_untrusted(&format!("exit code: 0\ncwd: .\noutput:\n{output}"));
+        assert!(!holds_content(
+            &shell("cat: /srv/a.md: Permission denied"),
+            false
+        ));
+        assert!(!holds_content(&shell("/bin/sh: 2: fs:: not found"), false));
+        assert!(!holds_content(
+            &wrap_untrusted("exit code: 0\ncwd: .\noutput: (none)"),
+            false
+        ));
+        assert!(holds_content(&shell("version 0.4.2"), false));
+        assert!(holds_content(
+            &shell("grep: x: No such file or directory\n0.4.2"),
+            false
+        ));
+        assert!(holds_content("   1| ## 0.4.2", false));
+        assert!(!holds_content("no matches for `x`", true));
+    }
 }

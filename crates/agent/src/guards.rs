@@ -259,12 +259,13 @@ fn opens_a_call(lower: &str, tools: &[String]) -> bool {
     if call_object {
         return true;
     }
-    // A tag named after an offered tool (`<tool_search>`, `<get_weather city="Oslo"/>`).
+    // A tag named after an offered tool (`<tool_search>`, `<get_weather city="Oslo"/>`),
+    // or a call object whose opening became one (`<tool_search", "arguments": {…}}`).
     let tag_of_a_tool = tools.iter().any(|tool| {
         lower
             .strip_prefix('<')
             .and_then(|rest| rest.strip_prefix(tool.to_lowercase().as_str()))
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['>', ' ', '/', '\n']))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['>', ' ', '/', '\n', '"']))
     });
     if tag_of_a_tool {
         return true;
@@ -407,7 +408,20 @@ pub(crate) fn output_file(task: &str) -> Option<String> {
         r#"(?i)\b(?:write|writes|save|saves|create|creates|produce|generate|put|store)\b[^.!?\n]{0,80}?\b(?:in|into|to|as|named|called|file)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?[`'"]?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,8})\b"#,
     )
     .ok()?;
-    let found = pattern.captures(task)?.get(1)?.as_str();
+    // A name with no extension only right after the word "file", and quoted
+    // (`Makefile`) or in capitals (VERSION): "write it to a file VERSION", not
+    // "write it to disk" or "save a file for me".
+    let bare = Regex::new(
+        r#"(?i:\b(?:write|writes|save|saves|create|creates|produce|generate|put|store)\b[^.!?\n]{0,80}?\bfile\s+(?:named\s+|called\s+)?)(?:[`'"]([A-Za-z0-9_][A-Za-z0-9_-]*)[`'"]|\b([A-Z][A-Z0-9_-]+)\b)"#,
+    )
+    .ok()?;
+    let found = match pattern.captures(task) {
+        Some(caps) => caps.get(1)?.as_str(),
+        None => {
+            let caps = bare.captures(task)?;
+            caps.get(1).or_else(|| caps.get(2))?.as_str()
+        }
+    };
     let file = found.trim_end_matches(['.', ',']).to_string();
     (!file.contains("..") && !file.starts_with('/')).then_some(file)
 }
@@ -536,6 +550,7 @@ mod tests {
             "<search>",
             "<search query=\"todo\"/>",
             "<READ_FILE path=\"a\">",
+            "<search\", \"arguments\": {\"pattern\": \"release\"}}",
         ] {
             assert!(
                 matches!(not_an_answer(text, &tools()), Some(NotAnswer::BrokenCall)),
@@ -598,6 +613,11 @@ mod tests {
                 "Create a file named out/result.json with the totals.",
                 "out/result.json",
             ),
+            (
+                "Write just that version number into a new file VERSION in this workspace.",
+                "VERSION",
+            ),
+            ("Save the rules to a file called `Makefile`.", "Makefile"),
         ] {
             assert_eq!(output_file(task).as_deref(), Some(file), "{task}");
         }
@@ -605,6 +625,8 @@ mod tests {
             "Which file defines UserRepository?",
             "Fix the bug in src/main.py.",
             "Read notes.txt and tell me the secret.",
+            "Write the totals to a file with one line per region.",
+            "Save a file For me.",
         ] {
             assert_eq!(output_file(task), None, "{task}");
         }

@@ -32,6 +32,7 @@ mod quoted_copies;
 mod recovery;
 mod run;
 mod schedule;
+mod server_route;
 mod state;
 mod stepwise;
 mod stored_answer;

@@ -117,6 +117,34 @@ impl ToolSearch {
 }
 
 impl ToolSearch {
+    /// The servers the catalog's tools come from, each with its count, in catalog
+    /// order: `fs: 14 tools` (a task that says "the fs tools" names one).
+    fn servers(&self) -> String {
+        let mut servers: Vec<(&str, usize)> = Vec::new();
+        for spec in &self.catalog {
+            let server = spec
+                .function
+                .name
+                .split_once(SEPARATOR)
+                .map_or("", |(server, _)| server);
+            match servers.iter_mut().find(|(s, _)| *s == server) {
+                Some((_, count)) => *count += 1,
+                None => servers.push((server, 1)),
+            }
+        }
+        servers
+            .iter()
+            .map(|(server, count)| match server.is_empty() {
+                true => format!("{count} unnamed"),
+                false => format!(
+                    "{server}: {count} {}",
+                    if *count == 1 { "tool" } else { "tools" }
+                ),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The catalog's groups: the names' first two words (`catalog__weather_…`), each
     /// with its count, in catalog order.
     fn groups(&self) -> String {
@@ -194,8 +222,9 @@ impl Tool for ToolSearch {
             function: FunctionSpec {
                 name: TOOL_SEARCH.to_string(),
                 description: Some(format!(
-                    "Find tools by what they do among {} more tools that are not listed here (from MCP servers). The tools found can be called from the next reply.",
-                    self.catalog.len()
+                    "Find tools by what they do among {} more tools that are not listed here, from MCP servers ({}). The tools found can be called from the next reply.",
+                    self.catalog.len(),
+                    self.servers()
                 )),
                 parameters: Some(json!({
                     "type": "object",
@@ -212,6 +241,10 @@ impl Tool for ToolSearch {
 
     fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
         Access::Read(Vec::new())
+    }
+
+    fn finds_tools(&self) -> bool {
+        true
     }
 
     fn call(&self, args: &Value, _workspace: &Workspace) -> ToolOutcome {
@@ -345,5 +378,16 @@ mod tests {
             nothing.text
         );
         assert!(!search.call(&json!({}), &workspace).ok);
+    }
+
+    #[test]
+    fn the_description_names_the_servers_behind_it() {
+        let description = catalog().spec().function.description.unwrap();
+        assert!(
+            description.contains(
+                "among 4 more tools that are not listed here, from MCP servers (weather: 1 tool, crm: 2 tools, files: 1 tool)"
+            ),
+            "{description}"
+        );
     }
 }

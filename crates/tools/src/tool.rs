@@ -46,4 +46,10 @@ pub trait Tool: Send + Sync {
     fn deferred(&self) -> bool {
         false
     }
+
+    /// Whether the tool only finds other tools (`tool_search`): a means to a step,
+    /// never a step of the task, so a call of it left waiting holds no answer.
+    fn finds_tools(&self) -> bool {
+        false
+    }
 }

@@ -164,6 +164,67 @@ fn a_call_echoed_in_result_tags_is_a_repeat_not_a_format_error() {
 }
 
 #[test]
+fn a_result_the_model_wrote_itself_is_held_before_the_missing_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();
+    let task = "Read notes.md and write just its version number into a new file VERSION.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            "<tool_response>\nversion 1.2.3\n</tool_response>".into(),
+            call("read_file", r#"{"path": "notes.md"}"#),
+            call("write_file", r#"{"path": "VERSION", "content": "0.4.2"}"#),
+            "VERSION holds 0.4.2.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 0.4.2."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(
+        seen(&r, 1).contains("it is written as a tool result"),
+        "{}",
+        seen(&r, 1)
+    );
+    assert!(!seen(&r, 1).contains("Write it now with write_file"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("VERSION")).unwrap(),
+        "0.4.2"
+    );
+}
+
+#[test]
+fn a_missing_output_file_is_not_asked_for_as_a_write_when_no_result_holds_content() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();
+    let task = "Find the version the release notes announce and write it into a new file VERSION.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            // Exits 0, and holds only the error of the command before the pipe.
+            call(
+                "shell",
+                r#"{"command": "cat release-notes.md | head -n 1"}"#,
+            ),
+            "I could not read the notes.".into(),
+            call("read_file", r#"{"path": "notes.md"}"#),
+            call("write_file", r#"{"path": "VERSION", "content": "0.4.2"}"#),
+            "VERSION holds 0.4.2.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 0.4.2."));
+    assert_eq!(recoveries(&r.events), vec!["missing_output"]);
+    // The retry is a call, not a write forced before anything was read.
+    let retry = &r.agent.backend().requests[2].request;
+    assert_eq!(retry.choice, rein_protocol::ToolChoice::Required);
+    assert!(seen(&r, 2).contains("find it first"), "{}", seen(&r, 2));
+}
+
+#[test]
 fn an_answer_without_the_tasks_output_file_is_held_once() {
     let dir = tempfile::tempdir().unwrap();
     let task = "List the files and write them into a new file FILES.md, one per line.";

@@ -81,6 +81,10 @@ impl Tool for Search {
         ToolOutcome::success("- crm__find_customer(email: string) - Look up a customer by email.")
             .revealing(vec!["crm__find_customer".into(), "no_such_tool".into()])
     }
+
+    fn finds_tools(&self) -> bool {
+        true
+    }
 }
 
 const TASK: &str = "Find the customer with the email ada@example.com and tell me their name.";
@@ -175,4 +179,160 @@ fn a_deferred_tool_called_before_a_search_is_an_unknown_tool() {
         r.result.answer.as_deref(),
         Some("The customer is Ada Lovelace.")
     );
+}
+
+/// A server's file reader, not confined to the workspace, kept behind the search.
+struct ServerRead;
+
+impl Tool for ServerRead {
+    fn name(&self) -> &str {
+        "fs__read_text_file"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            kind: "function".into(),
+            function: FunctionSpec {
+                name: self.name().into(),
+                description: Some("Read a text file.".into()),
+                parameters: Some(json!({
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}, "head": {"type": "integer"}},
+                    "required": ["path"]
+                })),
+            },
+        }
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        match args["path"].as_str() {
+            Some("/srv/notes/release.md") => ToolOutcome::success("## 0.4.2\nOwner: Priya Raman."),
+            _ => ToolOutcome::failure("no such file"),
+        }
+    }
+
+    fn deferred(&self) -> bool {
+        true
+    }
+}
+
+fn run_with_server_read(task: &str, replies: Vec<String>) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(ServerRead));
+    registry.add(Arc::new(Search));
+    let backend = ScriptedBackend::new(replies, true);
+    run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    )
+}
+
+fn outputs(run: &Run) -> Vec<(String, bool, String)> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult {
+                name, ok, output, ..
+            } => Some((name.clone(), *ok, output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The last tool result in the prompt of request `index`.
+fn latest_tool_message(run: &Run, index: usize) -> String {
+    run.agent.backend().requests[index]
+        .request
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == rein_protocol::Role::Tool)
+        .and_then(|m| m.content.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_read_refused_outside_the_workspace_names_the_server_tool_and_reveals_it() {
+    let r = run_with_server_read(
+        "Which version do the notes at /srv/notes/release.md announce?",
+        vec![
+            call("read_file", r#"{"path": "/srv/notes/release.md"}"#),
+            call("fs__read_text_file", r#"{"path": "/srv/notes/release.md"}"#),
+            "Version 0.4.2.".to_string(),
+        ],
+    );
+    let ran = outputs(&r);
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    assert!(!ran[0].1);
+    // What the model reads next: the refusal, the tool that can reach the path, the call.
+    let seen = latest_tool_message(&r, 1);
+    assert!(
+        seen.contains("is outside the workspace")
+            && seen.contains("`fs__read_text_file` does this job. Call it:")
+            && seen.contains(
+                r#"{"name":"fs__read_text_file","arguments":{"path":"/srv/notes/release.md"}}"#
+            ),
+        "{seen}"
+    );
+    // Revealed by the refusal: callable on the next turn, no search needed.
+    assert!(!callable(&r, 0, "fs__read_text_file"));
+    assert!(callable(&r, 1, "fs__read_text_file"));
+    assert!(ran[1].1 && ran[1].2.contains("0.4.2"), "{ran:?}");
+    assert_eq!(r.result.answer.as_deref(), Some("Version 0.4.2."));
+}
+
+#[test]
+fn a_path_inside_the_workspace_gets_no_server_tool() {
+    let r = run_with_server_read(
+        "Which version does notes/release.md announce?",
+        vec![
+            call("read_file", r#"{"path": "notes/release.md"}"#),
+            "I could not find it.".to_string(),
+            "I could not find it.".to_string(),
+        ],
+    );
+    let ran = outputs(&r);
+    assert!(!ran[0].1);
+    let seen = latest_tool_message(&r, 1);
+    assert!(seen.contains("does not exist"), "{seen}");
+    assert!(!seen.contains("fs__read_text_file"), "{seen}");
+    assert!(!callable(&r, 1, "fs__read_text_file"));
+}
+
+#[test]
+fn an_answer_is_not_held_for_a_tool_search_left_waiting() {
+    let r = run_with_server_read(
+        "Who owns the release in /srv/notes/release.md? Answer with the name.",
+        vec![
+            call("read_file", r#"{"path": "/srv/notes/release.md"}"#),
+            format!(
+                "{}\n{}",
+                call("fs__read_text_file", r#"{"path": "/srv/notes/release.md"}"#),
+                call("tool_search", r#"{"query": "owner"}"#)
+            ),
+            "The owner is Priya Raman.".to_string(),
+        ],
+    );
+    let details: Vec<_> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Recovery { detail, .. } => Some(detail.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The owner is Priya Raman."),
+        "{details:?}"
+    );
+    assert!(!recoveries(&r.events).iter().any(|c| c == "not_an_answer"));
 }
