@@ -16,5 +16,6 @@ mod run;
 mod serve;
 mod serve_limits;
 mod serve_wrapped;
+mod speculative;
 mod support;
 mod tool_calls;

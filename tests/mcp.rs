@@ -332,3 +332,70 @@ fn a_revealed_tool_keeps_the_prompts_cached_prefix() {
         "listing the revealed tool reused {reused_listed} of {before_listed} tokens"
     );
 }
+
+/// The agent loop with the reference filesystem server behind `tool_search` and a
+/// scripted model: a read refused outside the workspace names the server's read tool
+/// and reveals it, and the real server returns the file (decision 0030).
+#[test]
+fn a_read_refused_outside_the_workspace_goes_on_through_the_filesystem_server() {
+    use rein_agent::{Agent, Profile, RunConfig};
+    use rein_tools::{Registry, ToolLimits, Workspace};
+
+    let dir = tempfile::tempdir().unwrap();
+    let docs = tempfile::tempdir().unwrap();
+    let notes = docs.path().join("release.md");
+    std::fs::write(&notes, "## 0.4.2\nOwner: Priya Raman.\n").unwrap();
+    let notes = notes.display().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let config = rein_mcp::config::from_flag(&format!(
+        "fs=node '{}' '{}'",
+        filesystem_script(),
+        docs.path().display()
+    ))
+    .unwrap();
+    let hub = runtime.block_on(rein_mcp::McpHub::start(vec![config], dir.path()));
+    assert!(hub.failures().is_empty(), "{:?}", hub.failures());
+    let mut registry = Registry::builtin();
+    assert!(hub.extend_for(&mut registry, rein_mcp::Disclosure::Search, 4096));
+    let read = |tool: &str| {
+        format!("<tool_call>\n{{\"name\": \"{tool}\", \"arguments\": {{\"path\": \"{notes}\"}}}}\n</tool_call>")
+    };
+    let backend = rein_test_support::ScriptedBackend::new(
+        vec![
+            read("read_file"),
+            read("fs__read_text_file"),
+            "The notes announce 0.4.2.".into(),
+        ],
+        true,
+    );
+    let workspace = Workspace::new(dir.path(), ToolLimits::default()).unwrap();
+    let mut agent =
+        Agent::new(backend, workspace, &registry, RunConfig::new(Profile::Full)).unwrap();
+    assert!(!agent.tool_names().iter().any(|t| t == "fs__read_text_file"));
+    let task = format!("Which version do the notes at {notes} announce?");
+    let result = runtime.block_on(agent.run(&task, None));
+    runtime.block_on(hub.shutdown());
+    assert_eq!(result.answer.as_deref(), Some("The notes announce 0.4.2."));
+    let requests = &agent.backend().requests;
+    assert_eq!(requests.len(), 3);
+    let last_result = |index: usize| {
+        requests[index]
+            .request
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.role == rein_protocol::Role::Tool)
+            .and_then(|m| m.content.clone())
+            .unwrap_or_default()
+    };
+    let refused = last_result(1);
+    assert!(
+        refused.contains("is outside the workspace")
+            && refused.contains("`fs__read_text_file` does this job"),
+        "{refused}"
+    );
+    // The server's own result: the file as it is on disk.
+    let read_back = last_result(2);
+    assert!(read_back.contains("Owner: Priya Raman."), "{read_back}");
+    assert_eq!((result.tool_calls, result.tool_errors), (2, 1));
+}

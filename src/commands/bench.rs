@@ -5,7 +5,9 @@
 //! `concurrency`: aggregate decode tokens/s with 1, 2, 4, … sessions batched together;
 //! `memory`: peak resident memory against the planner's estimate (bench_memory.rs);
 //! `serve`: an HTTP load test (bench_serve.rs); `prompt-cache`: a fresh process's
-//! first turn with and without the prefix saved on disk (bench_prompt_cache.rs).
+//! first turn with and without the prefix saved on disk (bench_prompt_cache.rs);
+//! `speculative`: agent-shaped replies with prompt-lookup drafting against plain
+//! decoding (bench_speculative.rs).
 
 use std::time::Instant;
 
@@ -26,6 +28,8 @@ pub enum BenchCommand {
     Serve(super::bench_serve::ServeBenchArgs),
     /// The first turn of a fresh process: empty prompt cache vs the saved prefix.
     PromptCache(super::bench_prompt_cache::PromptCacheBenchArgs),
+    /// Agent-shaped replies decoded with prompt-lookup drafting vs plain decoding.
+    Speculative(super::bench_speculative::SpeculativeBenchArgs),
 }
 
 /// Arguments of `rein bench reuse`.
@@ -78,6 +82,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::PromptCache(args) => {
             runtime()?.block_on(super::bench_prompt_cache::run(args))
         }
+        BenchCommand::Speculative(args) => runtime()?.block_on(super::bench_speculative::run(args)),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_memory;
 pub mod bench_prompt_cache;
 pub mod bench_serve;
+pub mod bench_speculative;
 pub mod chat;
 pub mod eval;
 pub mod mcp;
@@ -89,6 +90,12 @@ pub struct ModelArgs {
     /// use it from the last): `rein cache` lists and clears that cache.
     #[arg(long, env = "REIN_NO_PROMPT_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_prompt_cache: bool,
+    /// Speculative decoding: tokens drafted by prompt lookup and checked in the same
+    /// decode as each generated one (0 = off; it does not pay on a 2-core CPU). Each
+    /// kept token is the one plain decoding picks, up to the rounding of batched
+    /// kernels (docs/decisions/0031).
+    #[arg(long, default_value_t = 0)]
+    pub draft_tokens: u32,
 }
 
 impl ModelArgs {
@@ -148,6 +155,7 @@ impl ModelArgs {
         config.max_sessions = sessions;
         config.threads = self.threads;
         config.kv_type = self.kv;
+        config.draft_tokens = self.draft_tokens;
         config
     }
 

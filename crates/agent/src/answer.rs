@@ -276,11 +276,12 @@ impl<B: Backend> Agent<B> {
             return None;
         }
         if self.config.answer_guards {
-            // A result the model wrote itself comes before the missing output file: a
+            // A call the reader could not take, or a result the model wrote itself,
+            // comes before the missing output file: that hold is spent once, and a
             // write now would copy what no tool returned.
             let why = not_an_answer(text, &self.tool_names);
-            if why == Some(NotAnswer::FakeResult) {
-                let held = Held::NotAnAnswer(NotAnswer::FakeResult);
+            if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
+                let held = Held::NotAnAnswer(call_shaped);
                 if run.holds.has_room(&held) {
                     return Some(held);
                 }

@@ -59,6 +59,10 @@ pub struct RunConfig {
     /// Run only the calls of a reply's first tool; calls of other tools in the same
     /// reply wait for its result (`full`).
     pub stepwise: bool,
+    /// Name the files of a small workspace (or the top level of a larger one) among
+    /// the workspace facts (every profile). Off: on `traps` it helped neither the
+    /// default nor the small model (docs/BENCHMARKS.md).
+    pub workspace_files: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -93,11 +97,12 @@ impl RunConfig {
             retry_heat: if profile == Profile::Full { 0.3 } else { 0.0 },
             grounding_check: profile == Profile::Full,
             stepwise: profile == Profile::Full,
+            workspace_files: false,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 14] = [
+    pub const SETTINGS: [&'static str; 15] = [
         "describe",
         "temperature",
         "top_p",
@@ -112,6 +117,7 @@ impl RunConfig {
         "retry_heat",
         "grounding_check",
         "stepwise",
+        "workspace_files",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -157,6 +163,7 @@ impl RunConfig {
             "parallel_calls" => self.parallel_calls = switch()?,
             "grounding_check" => self.grounding_check = switch()?,
             "stepwise" => self.stepwise = switch()?,
+            "workspace_files" => self.workspace_files = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -201,6 +208,7 @@ impl RunConfig {
             "retry_heat": self.retry_heat,
             "grounding_check": self.grounding_check,
             "stepwise": self.stepwise,
+            "workspace_files": self.workspace_files,
         })
     }
 }

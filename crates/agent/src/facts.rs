@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// What the workspace root says about the project in it.
-pub fn detect(root: &Path) -> Vec<String> {
+/// What the workspace root says about the project in it, and (`with_files`) where its
+/// files are.
+pub fn detect(root: &Path, with_files: bool) -> Vec<String> {
     let has = |name: &str| root.join(name).is_file();
     let mut facts = Vec::new();
     let manifests: [(&str, &str, &[&str]); 6] = [
@@ -65,7 +66,102 @@ pub fn detect(root: &Path) -> Vec<String> {
     if let Some(kinds) = file_kinds(root) {
         facts.push(kinds);
     }
+    if let Some(files) = file_list(root).filter(|_| with_files) {
+        facts.push(files);
+    }
     facts
+}
+
+/// Files named at most in the list of a small workspace; a larger one is shown by its
+/// top level.
+const LISTED_FILES: usize = 30;
+
+/// Directories no list or count looks into: version control, build output, caches.
+fn skipped(name: &str) -> bool {
+    matches!(
+        name,
+        ".git" | ".hg" | ".svn" | ".rein" | ".venv" | "target" | "node_modules" | "__pycache__"
+    )
+}
+
+/// Where the workspace's files are, so a model names real paths from its first call
+/// (a small model otherwise guesses `workspace/`, `src/main.py`): every file of a small
+/// workspace, breadth first and sorted, with hidden ones, large ones and special files
+/// marked (`.config/service.env (hidden)`, `data/events.log (2.4 MiB)`, `logs/live.pipe
+/// (not a regular file)`); for a larger one, its top-level entries.
+fn file_list(root: &Path) -> Option<String> {
+    let mut files = Vec::new();
+    let mut pending = std::collections::VecDeque::from([(root.to_path_buf(), String::new())]);
+    while let Some((dir, prefix)) = pending.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|entry| entry.file_name());
+        for entry in entries {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if skipped(&name) {
+                continue;
+            }
+            let path = format!("{prefix}{name}");
+            let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if metadata.is_dir() {
+                pending.push_back((entry.path(), format!("{path}/")));
+                continue;
+            }
+            let mut shown = path.clone();
+            if path.split('/').any(|part| part.starts_with('.')) {
+                shown.push_str(" (hidden)");
+            }
+            if !metadata.is_file() {
+                shown.push_str(" (not a regular file)");
+            } else if metadata.len() >= LARGE_FILE {
+                shown.push_str(&format!(" ({})", size_text(metadata.len())));
+            }
+            files.push(shown);
+            if files.len() > LISTED_FILES {
+                return top_level(root);
+            }
+        }
+    }
+    (!files.is_empty()).then(|| format!("files: {}", files.join(", ")))
+}
+
+/// Files this large have their size next to their name.
+const LARGE_FILE: u64 = 100 * 1024;
+
+/// `2.4 MiB`, `512 KiB`.
+fn size_text(bytes: u64) -> String {
+    match bytes >= 1024 * 1024 {
+        true => format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0)),
+        false => format!("{} KiB", bytes / 1024),
+    }
+}
+
+/// `top level: src/, tests/, Cargo.toml, README.md` (directories first, at most 30).
+fn top_level(root: &Path) -> Option<String> {
+    let mut entries: Vec<(bool, String)> = std::fs::read_dir(root)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let dir = entry.file_type().ok()?.is_dir();
+            (!skipped(&name)).then_some((!dir, if dir { format!("{name}/") } else { name }))
+        })
+        .collect();
+    entries.sort();
+    let shown: Vec<String> = entries
+        .iter()
+        .take(LISTED_FILES)
+        .map(|(_, name)| name.clone())
+        .collect();
+    let more = match entries.len() > LISTED_FILES {
+        true => format!(" and {} more", entries.len() - LISTED_FILES),
+        false => String::new(),
+    };
+    (!shown.is_empty()).then(|| format!("top level: {}{more}", shown.join(", ")))
 }
 
 /// Files looked at, at most, to count the kinds of files.
@@ -132,15 +228,46 @@ mod tests {
     #[test]
     fn manifests_and_instruction_files_are_reported() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(detect(dir.path()).is_empty());
+        assert!(detect(dir.path(), true).is_empty());
         std::fs::write(dir.path().join("Cargo.toml"), "[package]").unwrap();
         std::fs::write(dir.path().join("AGENTS.md"), "be careful").unwrap();
         std::fs::create_dir(dir.path().join("go.mod")).unwrap(); // a directory, not a manifest
-        let facts = detect(dir.path());
-        assert_eq!(facts.len(), 3, "{facts:?}");
+        assert_eq!(detect(dir.path(), false).len(), 3);
+        let facts = detect(dir.path(), true);
+        assert_eq!(facts.len(), 4, "{facts:?}");
         assert!(facts[0].contains("cargo test"));
         assert!(facts[1].starts_with("AGENTS.md"));
         assert_eq!(facts[2], "files by extension: 1 .md, 1 .toml");
+        assert_eq!(facts[3], "files: AGENTS.md, Cargo.toml");
+    }
+
+    #[test]
+    fn a_small_workspace_lists_its_files_and_a_large_one_its_top_level() {
+        let dir = tempfile::tempdir().unwrap();
+        for (file, size) in [
+            ("store/accounts.py", 1),
+            ("main.py", 1),
+            (".config/service.env", 1),
+            ("data/events.log", 300 * 1024),
+            (".git/config", 1),
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x".repeat(size)).unwrap();
+        }
+        assert_eq!(
+            file_list(dir.path()).as_deref(),
+            Some("files: main.py, .config/service.env (hidden), data/events.log (300 KiB), store/accounts.py")
+        );
+        for n in 0..40 {
+            std::fs::write(dir.path().join(format!("f{n:02}.txt")), "x").unwrap();
+        }
+        let top = file_list(dir.path()).unwrap();
+        assert!(
+            top.starts_with("top level: .config/, data/, store/, f00.txt, f01.txt"),
+            "{top}"
+        );
+        assert!(top.ends_with(" and 14 more"), "{top}");
     }
 
     #[test]

@@ -188,6 +188,20 @@ pub(crate) enum NotAnswer {
     EchoesNote,
 }
 
+impl NotAnswer {
+    /// A call written as text, a broken one, or a result the model wrote itself: the
+    /// reply is a step, not words about one.
+    pub(crate) fn is_call_shaped(&self) -> bool {
+        matches!(
+            self,
+            NotAnswer::CallAsText
+                | NotAnswer::HoldsCall
+                | NotAnswer::FakeResult
+                | NotAnswer::BrokenCall
+        )
+    }
+}
+
 impl std::fmt::Display for NotAnswer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

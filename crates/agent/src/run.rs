@@ -234,7 +234,8 @@ impl<B: Backend> Agent<B> {
 
     /// The run's first event and its opening conversation.
     fn start(&self, task: &str, events: &mut dyn EventSink) -> RunState {
-        let facts = crate::facts::detect(self.executor.workspace.root());
+        let facts =
+            crate::facts::detect(self.executor.workspace.root(), self.config.workspace_files);
         events.emit(&RunEvent::RunStart {
             task: task.to_string(),
             model: self.info.description.clone(),

@@ -38,6 +38,9 @@ pub(crate) struct Active {
     loaded_tokens: usize,
     started: Instant,
     prefill_time: Duration,
+    /// Tokens drafted for this generation, and the ones the sampler kept.
+    pub(crate) drafted: usize,
+    pub(crate) accepted: usize,
 }
 
 /// What the prefill leaves for the generation.
@@ -79,6 +82,8 @@ impl Active {
             loaded_tokens: prefilled.loaded_tokens,
             started: prefilled.started,
             prefill_time: prefilled.prefill_time,
+            drafted: 0,
+            accepted: 0,
         }
     }
 
@@ -90,6 +95,21 @@ impl Active {
     /// Whether the token budget is spent before anything is sampled.
     pub(crate) fn budget_spent(&self) -> bool {
         self.generated.len() >= self.max_tokens
+    }
+
+    /// At most `max` tokens drafted by prompt lookup to follow `next`: no more than the
+    /// generation may still produce after it, nor than its context still holds.
+    pub(crate) fn draft(&self, max: usize, n_ctx: usize) -> Vec<TokenId> {
+        let left = self.max_tokens.saturating_sub(self.generated.len() + 1);
+        let room = n_ctx.saturating_sub(self.cached.len() + 2);
+        let max = max.min(left).min(room);
+        if max == 0 {
+            return Vec::new();
+        }
+        let mut sequence = Vec::with_capacity(self.cached.len() + 1);
+        sequence.extend_from_slice(&self.cached);
+        sequence.push(self.next.0);
+        crate::lookup::draft(&sequence, max)
     }
 
     /// Takes a sampled token: streams its text, and says whether the generation stops
@@ -152,6 +172,8 @@ impl Active {
             loaded_tokens: self.loaded_tokens,
             prefill_time: self.prefill_time,
             decode_time: elapsed.saturating_sub(self.prefill_time),
+            drafted_tokens: self.drafted,
+            accepted_tokens: self.accepted,
         })));
         (self.seq, self.cached)
     }

@@ -12,6 +12,7 @@ mod generation;
 mod kv;
 mod literal;
 mod local;
+mod lookup;
 mod prompt_cache;
 mod quantize;
 mod repetition;

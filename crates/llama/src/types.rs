@@ -35,6 +35,11 @@ pub struct EngineConfig {
     /// Keep the KV of prompts' stable prefixes on disk for the next process (see
     /// [`GenerateRequest::persist_prefix`]); `None` = no cache on disk.
     pub prompt_cache: Option<crate::PromptCacheConfig>,
+    /// Tokens drafted by prompt lookup and verified in the same `decode` as each
+    /// generated token (speculative decoding); 0 = plain decoding. A drafted token is
+    /// kept only where the sampler picks it, so the output is plain decoding's up to
+    /// the rounding of batched kernels (docs/decisions/0031).
+    pub draft_tokens: u32,
 }
 
 /// The library that enforces a grammar while sampling.
@@ -66,6 +71,7 @@ impl EngineConfig {
             grammar_engine: GrammarEngine::Gbnf,
             kv_type: KvCacheType::F16,
             prompt_cache: None,
+            draft_tokens: 0,
         }
     }
 }
@@ -219,6 +225,10 @@ pub struct GenerateOutput {
     pub prefill_time: Duration,
     /// Time spent generating.
     pub decode_time: Duration,
+    /// Tokens drafted by prompt lookup (see [`EngineConfig::draft_tokens`]).
+    pub drafted_tokens: usize,
+    /// Of those, the ones the sampler picked: generated without a `decode` of their own.
+    pub accepted_tokens: usize,
 }
 
 /// What a streaming generation reports.

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::backend;
 use crate::generation::{Active, Events, Prefilled};
-use crate::kv;
+use crate::kv::{self, KvCells};
 use crate::prompt_cache::{PromptCache, MIN_PERSISTED_TOKENS};
 use crate::sampler::{build_grammar, build_sampler, TokenPicker};
 use crate::slots::SlotTable;
@@ -125,6 +125,8 @@ struct Worker<'m> {
     grammar_engine: GrammarEngine,
     /// Stable prompt prefixes kept on disk across processes.
     prompt_cache: Option<PromptCache>,
+    /// Tokens drafted by prompt lookup per step and generation (0 = none).
+    draft_tokens: usize,
     /// llguidance's parser factory for this vocabulary, built on first use.
     #[cfg(feature = "llguidance")]
     llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
@@ -184,6 +186,7 @@ impl<'m> Worker<'m> {
             active: Vec::new(),
             grammar_engine: config.grammar_engine,
             prompt_cache,
+            draft_tokens: config.draft_tokens as usize,
             #[cfg(feature = "llguidance")]
             llguidance: None,
         })
@@ -602,19 +605,47 @@ impl<'m> Worker<'m> {
     }
 
     /// One step of every active generation: their pending tokens go through a single
-    /// `decode`, then each samples its next token from its own logits.
+    /// `decode`, then each samples its next token from its own logits. With drafting
+    /// on, each pending token brings the tokens prompt lookup guesses will follow it
+    /// (at their positions, logits for all); the sampler then picks token after token
+    /// from those logits for as long as it picks the drafted one, so one `decode`
+    /// yields several tokens, exactly those plain decoding would have given (the same
+    /// picks, grammar and seeded draws, in the same order). Drafted cells the sampler
+    /// did not keep are removed from the KV cache.
     fn step(&mut self) {
         self.end_abandoned();
         if self.active.is_empty() {
             return;
         }
+        let n_ctx = self.session_ctx();
         self.batch.clear();
+        // Each generation's drafted tokens and the batch index of its pending token;
+        // drafts never take the room another generation's pending token needs.
+        let mut drafts: Vec<Vec<TokenId>> = Vec::with_capacity(self.active.len());
+        let mut firsts: Vec<i32> = Vec::with_capacity(self.active.len());
+        let mut spare = self.n_batch.saturating_sub(self.active.len());
         let mut added = Ok(());
         for active in &self.active {
-            added = added.and_then(|()| {
-                self.batch
-                    .add(active.next, active.cached.len() as i32, &[active.seq], true)
-            });
+            let draft = match self.draft_tokens.min(spare) {
+                0 => Vec::new(),
+                max => active.draft(max, n_ctx),
+            };
+            spare -= draft.len();
+            firsts.push(self.batch.n_tokens());
+            let at = active.cached.len();
+            added =
+                added.and_then(|()| self.batch.add(active.next, at as i32, &[active.seq], true));
+            for (offset, &token) in draft.iter().enumerate() {
+                added = added.and_then(|()| {
+                    self.batch.add(
+                        LlamaToken(token),
+                        (at + 1 + offset) as i32,
+                        &[active.seq],
+                        true,
+                    )
+                });
+            }
+            drafts.push(draft);
         }
         let decoded = added
             .map_err(|e| EngineError::Decode(e.to_string()))
@@ -631,12 +662,32 @@ impl<'m> Worker<'m> {
             }
             return;
         }
-        let n_ctx = self.session_ctx();
         let mut still = Vec::with_capacity(self.active.len());
-        for (index, mut active) in std::mem::take(&mut self.active).into_iter().enumerate() {
+        let generations = std::mem::take(&mut self.active).into_iter();
+        for ((mut active, draft), first) in generations.zip(drafts).zip(firsts) {
             active.cached.push(active.next.0);
-            let token = active.picker.pick(&self.ctx, index as i32);
-            match active.accept(self.model, token, n_ctx) {
+            let mut stopped = None;
+            let kept = crate::lookup::kept(&draft, |offset| {
+                // A drafted token before this one was picked: its KV is in the cache.
+                if let Some(&drafted) = offset.checked_sub(1).and_then(|i| draft.get(i)) {
+                    active.cached.push(drafted);
+                }
+                let token = active.picker.pick(&self.ctx, first + offset as i32);
+                stopped = active.accept(self.model, token, n_ctx);
+                stopped.is_none().then_some(token.0)
+            });
+            active.drafted += draft.len();
+            active.accepted += kept;
+            if kept < draft.len() && !self.ctx.remove(active.seq, Some(active.cached.len())) {
+                // The cache would hold cells the sequence does not: it cannot go on.
+                let seq = active.fail(EngineError::Decode(
+                    "llama.cpp refused to remove drafted tokens from the KV cache".into(),
+                ));
+                kv::clear(&mut self.ctx, seq);
+                self.slots.idle(seq, Vec::new());
+                continue;
+            }
+            match stopped {
                 Some(reason) => self.end(active, reason),
                 None => still.push(active),
             }

@@ -195,6 +195,37 @@ fn a_result_the_model_wrote_itself_is_held_before_the_missing_output_file() {
 }
 
 #[test]
+fn a_broken_call_does_not_spend_the_missing_output_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();
+    let task = "Find the version the release notes announce and write it into a new file VERSION.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            "<tools>\n  <tool name=\"read_file\" arguments={\"path\": \"notes.md\"} />\n</tools>"
+                .into(),
+            call("read_file", r#"{"path": "notes.md"}"#),
+            "The version is 0.4.2.".into(),
+            call("write_file", r#"{"path": "VERSION", "content": "0.4.2"}"#),
+            "VERSION holds 0.4.2.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    // The answer without the file is still held once, after the broken call's hold.
+    assert_eq!(
+        recoveries(&r.events),
+        vec!["not_an_answer", "missing_output"]
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 0.4.2."));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("VERSION")).unwrap(),
+        "0.4.2"
+    );
+}
+
+#[test]
 fn a_missing_output_file_is_not_asked_for_as_a_write_when_no_result_holds_content() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();

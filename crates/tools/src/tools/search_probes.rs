@@ -108,8 +108,9 @@ pub(crate) fn probe_contents(
     summarize(query.pattern, shown, findings, &tried)
 }
 
-/// When nothing else matched a pattern of several words, its longest words alone (in
-/// file contents, any case): the first word that matches is the finding.
+/// When nothing else matched a pattern of several words (or of one word with more
+/// around it), its longest words alone (in file contents, any case): the first word
+/// that matches is the finding.
 fn word_probe(
     workspace: &Workspace,
     scope: Scope<'_>,
@@ -139,8 +140,8 @@ fn word_probe(
 const COMMON_WORDS: [&str; 8] = ["the", "and", "for", "with", "from", "that", "this", "into"];
 
 /// Words probed alone when a pattern of several words matched nothing (`test failed`
-/// for a log that says `FAILED tests/…`, `web.*chart-lib` for JSON on several lines):
-/// the three longest of at least three letters, longest first.
+/// for a log that says `FAILED tests/…`, `web.*chart-lib` for JSON on several lines,
+/// `// TODO` for `# TODO`): the three longest of at least three letters, longest first.
 fn probe_words(pattern: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     for word in pattern.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
@@ -152,7 +153,10 @@ fn probe_words(pattern: &str) -> Vec<String> {
             words.push(word.to_string());
         }
     }
-    if words.len() < 2 {
+    // One word is worth a probe only when the pattern is more than that word
+    // (`// TODO` in a Python project, whose comments are `# TODO`).
+    let only_the_word = words.len() == 1 && words[0].eq_ignore_ascii_case(pattern.trim());
+    if words.is_empty() || only_the_word {
         return Vec::new();
     }
     // Stable: among equally long words, the pattern's order.

@@ -286,6 +286,27 @@ fn several_words_that_match_nothing_are_probed_one_at_a_time() {
         "{}",
         names.text
     );
+    // One word with more around it: `// TODO` where the comments are `# TODO`.
+    std::fs::write(
+        dir.path().join("main.py"),
+        "x = 1\n# TODO: read the limit from --max\n",
+    )
+    .unwrap();
+    let comment = call(&Search, &workspace, json!({"pattern": "// TODO"}));
+    assert!(
+        comment.text.starts_with(
+            "As the word `TODO` alone (any case): 1 matching line in 1 file:\nmain.py:2: # TODO: read the limit from --max"
+        ),
+        "{}",
+        comment.text
+    );
+    // A single word that matches nothing is not searched again as itself.
+    let word = call(&Search, &workspace, json!({"pattern": "zebra"}));
+    assert!(
+        !word.text.contains("its longest words alone"),
+        "{}",
+        word.text
+    );
     // Words that match nothing alone either: the reply says what was tried.
     let none = call(&Search, &workspace, json!({"pattern": "zebra crossing"}));
     assert!(
