@@ -189,10 +189,19 @@ fn bench_reuse_and_concurrency_report_their_figures() {
         "1,3",
         "--tokens",
         "8",
+        "--join-tokens",
+        "300",
+        "--reps",
+        "1",
         "--json",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rates = last_json(&stdout(&out));
+    // A 300-token prompt joining three running sessions, with mixed batches and without.
+    assert_eq!(rates["join"]["prompt_tokens"], 300, "{rates}");
+    for field in ["ttft_mixed_ms", "ttft_separate_ms", "ratio"] {
+        assert!(rates["join"][field].as_f64().unwrap() > 0.0, "{rates}");
+    }
     assert!(
         rates["aggregate_tokens_per_s"]["1"].as_f64().unwrap() > 0.0,
         "{rates}"

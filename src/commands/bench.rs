@@ -11,6 +11,8 @@
 
 use std::time::Instant;
 
+use anyhow::Context;
+
 use clap::{Args, Subcommand};
 use rein_llama::{Engine, GenerateRequest, Prompt, SamplingParams, TokenId};
 use serde_json::json;
@@ -61,6 +63,13 @@ pub struct ConcurrencyArgs {
     /// Tokens each session generates.
     #[arg(long, default_value_t = 64)]
     pub tokens: u32,
+    /// Prompt tokens of the session that joins three running ones (its time to first
+    /// token is measured with mixed batches and without); 0 skips that measurement.
+    #[arg(long, default_value_t = 512)]
+    pub join_tokens: u32,
+    /// Repetitions of the join measurement (interleaved; medians are reported).
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
@@ -248,6 +257,7 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
     let per_session = args.tokens + 64;
     let config = args.model.engine_config(path, Some(per_session), most)?;
     let engine = Engine::load(config).await?;
+    let model = engine.info().description.clone();
     let mut rates = serde_json::Map::new();
     let mut prompts = serde_json::Map::new();
     for &count in &args.sessions {
@@ -279,18 +289,127 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
             json!({"evaluated_tokens": evaluated, "cached_tokens": cached}),
         );
     }
+    drop(engine);
+    let join = match args.join_tokens {
+        0 => serde_json::Value::Null,
+        tokens => join_ttft(&args, tokens).await?,
+    };
     if args.json {
         println!(
             "{}",
             json!({
-                "model": engine.info().description,
+                "model": model,
                 "tokens_per_session": args.tokens,
                 "aggregate_tokens_per_s": rates,
                 "prompt_tokens": prompts,
+                "join": join,
             })
         );
     }
     Ok(())
+}
+
+/// Sessions running when another joins.
+const RUNNING: usize = 3;
+
+/// The time to first token of a session with a `tokens`-token prompt that joins
+/// [`RUNNING`] generating sessions, on an engine with mixed batches and on one
+/// without (the prompt's chunks and the others' steps as separate decodes), in
+/// interleaved repetitions; medians.
+async fn join_ttft(args: &ConcurrencyArgs, tokens: u32) -> anyhow::Result<serde_json::Value> {
+    let path = args.model.resolve()?;
+    let per_session = tokens + 64;
+    let mut config = args
+        .model
+        .engine_config(path, Some(per_session.max(args.tokens + 64)), 4)?;
+    config.mixed_batches = true;
+    let mixed = Engine::load(config.clone()).await?;
+    config.mixed_batches = false;
+    let separate = Engine::load(config).await?;
+    let (mut mixed_ms, mut separate_ms) = (Vec::new(), Vec::new());
+    for rep in 0..args.reps.max(1) {
+        let order = match rep % 2 {
+            0 => [(&mixed, true), (&separate, false)],
+            _ => [(&separate, false), (&mixed, true)],
+        };
+        for (engine, is_mixed) in order {
+            let ms = join_once(engine, tokens, rep).await?;
+            match is_mixed {
+                true => mixed_ms.push(ms),
+                false => separate_ms.push(ms),
+            }
+        }
+    }
+    let (mixed_ms, separate_ms) = (median(mixed_ms), median(separate_ms));
+    if !args.json {
+        println!(
+            "a {tokens}-token prompt joining {RUNNING} generating sessions: first token after {mixed_ms:.0} ms with mixed batches, {separate_ms:.0} ms without ({:.2}x)",
+            mixed_ms / separate_ms.max(1e-9)
+        );
+    }
+    Ok(json!({
+        "running_sessions": RUNNING,
+        "prompt_tokens": tokens,
+        "ttft_mixed_ms": round(mixed_ms),
+        "ttft_separate_ms": round(separate_ms),
+        "ratio": round(mixed_ms / separate_ms.max(1e-9) * 1000.0) / 1000.0,
+    }))
+}
+
+/// One join on `engine`: the running sessions start, and once each has produced a
+/// token the joining session asks; its time to first token in milliseconds.
+async fn join_once(engine: &Engine, tokens: u32, rep: usize) -> anyhow::Result<f64> {
+    let mut running = Vec::new();
+    let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
+    for i in 0..RUNNING {
+        let engine = engine.clone();
+        let started = started_tx.clone();
+        running.push(tokio::spawn(async move {
+            let mut session = engine.session().await?;
+            let prompt =
+                format!("Run {rep}, session {i}: write a long story about a lighthouse keeper.");
+            let mut stream = session.generate_stream(greedy(Prompt::Text(prompt), 512))?;
+            let mut told = false;
+            while let Some(event) = stream.next().await {
+                if let rein_llama::GenerateEvent::Text(_) = event? {
+                    if !told {
+                        let _ = started.send(());
+                        told = true;
+                    }
+                }
+            }
+            anyhow::Ok(())
+        }));
+    }
+    for _ in 0..RUNNING {
+        started_rx.recv().await;
+    }
+    let filler = "The agent read the file, ran the tests and wrote down what it found. ";
+    let mut prompt = engine
+        .tokenize(&format!("Run {rep}: the log so far.\n"), true)
+        .await?;
+    let sentence = engine.tokenize(filler, false).await?;
+    while prompt.len() + sentence.len() <= tokens as usize {
+        prompt.extend_from_slice(&sentence);
+    }
+    let mut session = engine.session().await?;
+    let asked = Instant::now();
+    let mut stream = session.generate_stream(greedy(Prompt::Tokens(prompt), 1))?;
+    let mut ttft = None;
+    while let Some(event) = stream.next().await {
+        if ttft.is_none()
+            && matches!(
+                event?,
+                rein_llama::GenerateEvent::Text(_) | rein_llama::GenerateEvent::Done(_)
+            )
+        {
+            ttft = Some(asked.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    for task in running {
+        task.abort();
+    }
+    ttft.context("the joining session produced nothing")
 }
 
 pub(crate) fn round(value: f64) -> f64 {

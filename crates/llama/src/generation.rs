@@ -36,6 +36,7 @@ pub(crate) struct Active {
     reused_tokens: usize,
     shared_tokens: usize,
     loaded_tokens: usize,
+    mixed_tokens: usize,
     started: Instant,
     prefill_time: Duration,
     /// Tokens drafted for this generation, and the ones the sampler kept.
@@ -51,6 +52,8 @@ pub(crate) struct Prefilled {
     pub(crate) reused_tokens: usize,
     pub(crate) shared_tokens: usize,
     pub(crate) loaded_tokens: usize,
+    /// Prompt tokens evaluated in decodes shared with running generations' steps.
+    pub(crate) mixed_tokens: usize,
     pub(crate) started: Instant,
     pub(crate) prefill_time: Duration,
 }
@@ -80,6 +83,7 @@ impl Active {
             reused_tokens: prefilled.reused_tokens,
             shared_tokens: prefilled.shared_tokens,
             loaded_tokens: prefilled.loaded_tokens,
+            mixed_tokens: prefilled.mixed_tokens,
             started: prefilled.started,
             prefill_time: prefilled.prefill_time,
             drafted: 0,
@@ -170,6 +174,7 @@ impl Active {
             reused_tokens: self.reused_tokens,
             shared_tokens: self.shared_tokens,
             loaded_tokens: self.loaded_tokens,
+            mixed_tokens: self.mixed_tokens,
             prefill_time: self.prefill_time,
             decode_time: elapsed.saturating_sub(self.prefill_time),
             drafted_tokens: self.drafted,

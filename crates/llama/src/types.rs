@@ -40,6 +40,9 @@ pub struct EngineConfig {
     /// kept only where the sampler picks it, so the output is plain decoding's up to
     /// the rounding of batched kernels (docs/decisions/0031).
     pub draft_tokens: u32,
+    /// A prompt evaluated while other generations run shares each `decode` with their
+    /// next tokens (one call per step instead of two).
+    pub mixed_batches: bool,
 }
 
 /// The library that enforces a grammar while sampling.
@@ -72,6 +75,7 @@ impl EngineConfig {
             kv_type: KvCacheType::F16,
             prompt_cache: None,
             draft_tokens: 0,
+            mixed_batches: true,
         }
     }
 }
@@ -221,6 +225,9 @@ pub struct GenerateOutput {
     pub shared_tokens: usize,
     /// Of those, read from the prompt cache on disk.
     pub loaded_tokens: usize,
+    /// Prompt tokens evaluated in a `decode` shared with the next tokens of other
+    /// running generations (see [`EngineConfig::mixed_batches`]).
+    pub mixed_tokens: usize,
     /// Time spent evaluating the prompt.
     pub prefill_time: Duration,
     /// Time spent generating.

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use llama_cpp_2::context::params::{KvCacheType as LlamaKvType, LlamaContextParams};
 use llama_cpp_2::context::LlamaContext;
-use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::llama_batch::{BatchAddError, LlamaBatch};
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
@@ -127,6 +127,10 @@ struct Worker<'m> {
     prompt_cache: Option<PromptCache>,
     /// Tokens drafted by prompt lookup per step and generation (0 = none).
     draft_tokens: usize,
+    /// Prompt chunks share a `decode` with the running generations' next tokens.
+    mixed_batches: bool,
+    /// Prompt tokens of the prefill in progress that went into mixed batches.
+    mixed_prompt_tokens: usize,
     /// llguidance's parser factory for this vocabulary, built on first use.
     #[cfg(feature = "llguidance")]
     llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
@@ -187,6 +191,8 @@ impl<'m> Worker<'m> {
             grammar_engine: config.grammar_engine,
             prompt_cache,
             draft_tokens: config.draft_tokens as usize,
+            mixed_batches: config.mixed_batches,
+            mixed_prompt_tokens: 0,
             #[cfg(feature = "llguidance")]
             llguidance: None,
         })
@@ -338,27 +344,69 @@ impl<'m> Worker<'m> {
     /// or was computed now: batch size changes the floating-point sums.
     ///
     /// While other generations run, the prompt goes in chunks of at most
-    /// [`INTERLEAVED_PREFILL`] tokens with one decode step of the others between
-    /// chunks: a long prompt slows them down instead of stopping them.
+    /// [`INTERLEAVED_PREFILL`] tokens, each in one `decode` together with the next
+    /// token of every running generation (a mixed batch; or, with mixed batches off,
+    /// followed by a decode step of theirs): a long prompt slows them down instead of
+    /// stopping them.
     fn decode(&mut self, seq: i32, start: usize, tokens: &[TokenId]) -> Result<(), EngineError> {
         let Some((&last, body)) = tokens.split_last() else {
             return Ok(());
         };
         let mut done = 0;
         while done < body.len() {
-            let size = if self.active.is_empty() {
-                self.n_batch
-            } else {
-                self.n_batch.min(INTERLEAVED_PREFILL)
-            };
+            if self.active.is_empty() {
+                let chunk = &body[done..(done + self.n_batch).min(body.len())];
+                self.decode_batch(seq, start + done, chunk, false)?;
+                done += chunk.len();
+                continue;
+            }
+            let room = self.n_batch.saturating_sub(self.active.len()).max(1);
+            let size = INTERLEAVED_PREFILL.min(room);
             let chunk = &body[done..(done + size).min(body.len())];
-            self.decode_batch(seq, start + done, chunk, false)?;
-            done += chunk.len();
-            if !self.active.is_empty() {
+            if self.mixed_batches {
+                self.mixed_step(seq, start + done, chunk)?;
+            } else {
+                self.decode_batch(seq, start + done, chunk, false)?;
                 self.step();
             }
+            done += chunk.len();
         }
         self.decode_batch(seq, start + body.len(), &[last], true)
+    }
+
+    /// One `decode` of a prompt chunk (`tokens` of `seq` from position `first`, no
+    /// logits) together with the pending token of every running generation, which
+    /// then picks its next one as in [`Self::step`]. A failed decode fails the
+    /// generations and the prompt alike.
+    fn mixed_step(
+        &mut self,
+        seq: i32,
+        first: usize,
+        tokens: &[TokenId],
+    ) -> Result<(), EngineError> {
+        self.end_abandoned();
+        self.batch.clear();
+        let mut added = Ok(());
+        for (i, &token) in tokens.iter().enumerate() {
+            if added.is_ok() {
+                added = self
+                    .batch
+                    .add(LlamaToken(token), (first + i) as i32, &[seq], false);
+            }
+        }
+        let pending = self.add_pending(&mut added);
+        let decoded = added
+            .map_err(|e| EngineError::Decode(e.to_string()))
+            .and_then(|()| {
+                self.ctx
+                    .decode(&mut self.batch)
+                    .map_err(|e| EngineError::Decode(e.to_string()))
+            });
+        if decoded.is_ok() && !pending.is_empty() {
+            self.mixed_prompt_tokens += tokens.len();
+        }
+        self.take_picks(pending, decoded.clone());
+        decoded
     }
 
     /// One `decode` of `tokens` from position `first`; `logits` for the last one.
@@ -440,6 +488,7 @@ impl<'m> Worker<'m> {
             }
         }
         let started = Instant::now();
+        self.mixed_prompt_tokens = 0;
         // A stable prefix neither this sequence nor another holds: from the disk
         // cache, or computed and saved there for the next process.
         let mut loaded = 0;
@@ -481,6 +530,7 @@ impl<'m> Worker<'m> {
             reused_tokens: common,
             shared_tokens: shared,
             loaded_tokens: loaded,
+            mixed_tokens: self.mixed_prompt_tokens,
             started,
             prefill_time: started.elapsed(),
         };
@@ -609,44 +659,18 @@ impl<'m> Worker<'m> {
     /// on, each pending token brings the tokens prompt lookup guesses will follow it
     /// (at their positions, logits for all); the sampler then picks token after token
     /// from those logits for as long as it picks the drafted one, so one `decode`
-    /// yields several tokens, exactly those plain decoding would have given (the same
-    /// picks, grammar and seeded draws, in the same order). Drafted cells the sampler
-    /// did not keep are removed from the KV cache.
+    /// yields several tokens: the picks plain decoding makes (the same sampler chain,
+    /// grammar and seeded draws, in the same order) from logits a batch computes up to
+    /// the rounding of its kernels (docs/decisions/0031). Drafted cells the sampler did
+    /// not keep are removed from the KV cache.
     fn step(&mut self) {
         self.end_abandoned();
         if self.active.is_empty() {
             return;
         }
-        let n_ctx = self.session_ctx();
         self.batch.clear();
-        // Each generation's drafted tokens and the batch index of its pending token;
-        // drafts never take the room another generation's pending token needs.
-        let mut drafts: Vec<Vec<TokenId>> = Vec::with_capacity(self.active.len());
-        let mut firsts: Vec<i32> = Vec::with_capacity(self.active.len());
-        let mut spare = self.n_batch.saturating_sub(self.active.len());
         let mut added = Ok(());
-        for active in &self.active {
-            let draft = match self.draft_tokens.min(spare) {
-                0 => Vec::new(),
-                max => active.draft(max, n_ctx),
-            };
-            spare -= draft.len();
-            firsts.push(self.batch.n_tokens());
-            let at = active.cached.len();
-            added =
-                added.and_then(|()| self.batch.add(active.next, at as i32, &[active.seq], true));
-            for (offset, &token) in draft.iter().enumerate() {
-                added = added.and_then(|()| {
-                    self.batch.add(
-                        LlamaToken(token),
-                        (at + 1 + offset) as i32,
-                        &[active.seq],
-                        true,
-                    )
-                });
-            }
-            drafts.push(draft);
-        }
+        let pending = self.add_pending(&mut added);
         let decoded = added
             .map_err(|e| EngineError::Decode(e.to_string()))
             .and_then(|()| {
@@ -654,6 +678,44 @@ impl<'m> Worker<'m> {
                     .decode(&mut self.batch)
                     .map_err(|e| EngineError::Decode(e.to_string()))
             });
+        self.take_picks(pending, decoded);
+    }
+
+    /// Adds every running generation's pending token to the batch, each with the
+    /// tokens drafted to follow it (logits for all), within the batch's room; returns
+    /// each generation's drafted tokens and the batch index of its pending token. A
+    /// refused add is left in `added`.
+    fn add_pending(&mut self, added: &mut Result<(), BatchAddError>) -> Vec<(Vec<TokenId>, i32)> {
+        let n_ctx = self.session_ctx();
+        // Drafts never take the room another generation's pending token needs.
+        let used = self.batch.n_tokens() as usize;
+        let mut spare = self.n_batch.saturating_sub(used + self.active.len());
+        let mut pending = Vec::with_capacity(self.active.len());
+        for active in &self.active {
+            let draft = match self.draft_tokens.min(spare) {
+                0 => Vec::new(),
+                max => active.draft(max, n_ctx),
+            };
+            spare -= draft.len();
+            let first = self.batch.n_tokens();
+            let at = active.cached.len();
+            let tokens = std::iter::once(active.next).chain(draft.iter().map(|&t| LlamaToken(t)));
+            for (offset, token) in tokens.enumerate() {
+                if added.is_ok() {
+                    *added = self
+                        .batch
+                        .add(token, (at + offset) as i32, &[active.seq], true);
+                }
+            }
+            pending.push((draft, first));
+        }
+        pending
+    }
+
+    /// After the `decode` of [`Self::add_pending`]'s batch: each generation picks its
+    /// next tokens (see [`Self::step`]), or every one fails with the decode's error.
+    fn take_picks(&mut self, pending: Vec<(Vec<TokenId>, i32)>, decoded: Result<(), EngineError>) {
+        let n_ctx = self.session_ctx();
         if let Err(error) = decoded {
             for active in std::mem::take(&mut self.active) {
                 let seq = active.fail(error.clone());
@@ -664,7 +726,7 @@ impl<'m> Worker<'m> {
         }
         let mut still = Vec::with_capacity(self.active.len());
         let generations = std::mem::take(&mut self.active).into_iter();
-        for ((mut active, draft), first) in generations.zip(drafts).zip(firsts) {
+        for (mut active, (draft, first)) in generations.zip(pending) {
             active.cached.push(active.next.0);
             let mut stopped = None;
             let kept = crate::lookup::kept(&draft, |offset| {
