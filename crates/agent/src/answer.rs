@@ -61,7 +61,12 @@ impl<B: Backend> Agent<B> {
             let echoed = *why == NotAnswer::EchoesNote;
             // An announced plan after a step that worked is treated the same way.
             let explains = matches!(why, NotAnswer::ExplainsSteps | NotAnswer::Announces);
-            let any_tool = explains || echoed;
+            // Talk of another tool around a value the latest result gave ("you can use
+            // `get_event` with the id EVT-6120" after the create returned EVT-6120) is
+            // that result's answer, half given: the latest result is shown again too.
+            let quotes =
+                matches!(why, NotAnswer::Narrates(_)) && self.quotes_latest_result(run, &text);
+            let any_tool = explains || echoed || quotes;
             // A plan to read a file nothing has read ("To read the
             // `conf/prod/limits.toml` file, I will use `read_file`") is a step still to
             // take, whatever ran before: its note (below) shows that read.
@@ -69,13 +74,13 @@ impl<B: Backend> Agent<B> {
                 && meant_file(&text, &run.history, &self.executor.workspace, &run.memory).is_some();
             let done = match unread {
                 true => None,
-                false => self.ran_already(run, &text, any_tool),
+                false => self.ran_already(run, &text, any_tool, quotes),
             };
             if let Some((tool, result)) = done {
                 // It talks about a tool that already ran: the step is done, so the
                 // retry gets its result again and is read as an answer; after a
                 // repeated call it is decoded as one.
-                let note = match any_tool && !echoed {
+                let note = match explains {
                     true => explained_steps_note(&tool, &result),
                     false => already_ran_note(why, &tool, &result),
                 };
@@ -139,7 +144,7 @@ impl<B: Backend> Agent<B> {
                     }
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
-                    Held::PlannedCalls(_) | Held::Unsupported(_) | Held::WrongPick(_) => {
+                    Held::PlannedCalls(_) | Held::Unsupported(..) | Held::WrongPick(_) => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
                     // A call written as plain text (an answer-only turn): asked again.
@@ -194,8 +199,15 @@ impl<B: Backend> Agent<B> {
 
     /// A tool that already ran with success, and its latest result: the one `text`
     /// talks about if it ran, else the latest that succeeded. `None` when `text` names
-    /// no tool, unless `any_tool`.
-    fn ran_already(&self, run: &RunState, text: &str, any_tool: bool) -> Option<(String, String)> {
+    /// no tool, unless `any_tool`, and when it names one that has not run, unless
+    /// `quotes_result` (it quotes the latest result).
+    fn ran_already(
+        &self,
+        run: &RunState,
+        text: &str,
+        any_tool: bool,
+        quotes_result: bool,
+    ) -> Option<(String, String)> {
         let named = named_tool(text, &self.tool_names);
         if named.is_none() && !any_tool {
             return None;
@@ -210,13 +222,14 @@ impl<B: Backend> Agent<B> {
                 .collect()
         };
         // It names a tool that has not run ("I will call `book_flight`" after the
-        // search): that step is still to be taken, whatever else ran.
+        // search): that step is still to be taken, whatever else ran; unless the text
+        // quotes the latest result, whose value is the answer.
         let lower = text.to_lowercase();
         let not_run = self
             .tool_names
             .iter()
             .any(|tool| crate::guards::mentions_tool(&lower, tool) && results_of(tool).is_empty());
-        if not_run {
+        if not_run && !quotes_result {
             return None;
         }
         // The latest successful result in the history, of `tool` or of any tool,
@@ -360,7 +373,8 @@ impl<B: Backend> Agent<B> {
             if !run.memory.succeeded_calls.is_empty() {
                 let root = self.executor.workspace.root();
                 if let Some(value) = unsupported_value(text, &run.history, root) {
-                    let held = Held::Unsupported(value);
+                    let meant = crate::supported::longer_path_named(&value, &run.history);
+                    let held = Held::Unsupported(value, meant);
                     if run.holds.has_room(&held) {
                         return Some(held);
                     }
@@ -410,7 +424,12 @@ fn echoes_the_note(run: &RunState, text: &str) -> bool {
         }
         copies_a_run_of_words(text, note, &shown)
     });
-    (text.chars().count() >= 12 && in_note && !in_results) || copies_words
+    // A line of the loop's own words in a result ("Do not repeat it: use this
+    // result …" after a repeated call) is an instruction, not a finding.
+    let harness_words = crate::recovery::NOTE_PHRASES
+        .iter()
+        .any(|phrase| text.contains(phrase));
+    (text.chars().count() >= 12 && in_note && !in_results) || copies_words || harness_words
 }
 
 /// Words in a row that make a reply a copy of the note they come from.

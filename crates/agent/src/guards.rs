@@ -25,8 +25,9 @@ pub(crate) enum Held {
     Unchanged(String),
     /// Calls the model planned (deferred for an earlier result) never ran.
     PlannedCalls(Vec<String>),
-    /// The answer states a value no result shows.
-    Unsupported(String),
+    /// The answer states a value no result shows (and the longer path a result
+    /// writes that ends with it).
+    Unsupported(String, Option<String>),
     /// The task asks for a new file and no call has written anything.
     NothingWritten,
     /// The task asks for a change and no call that may change something succeeded.
@@ -59,7 +60,9 @@ impl Held {
             Held::Unchanged(file) => format!(
                 "The task asks you to change `{file}`, and it is still unchanged. Make that change now with edit_file (read or search the part to change first if you have not seen it), then reply with a short final answer."
             ),
-            Held::Unsupported(value) => crate::supported::unsupported_note(value),
+            Held::Unsupported(value, meant) => {
+                crate::supported::unsupported_note(value, meant.as_deref())
+            }
             Held::DescribedEdit(file, edit) => format!(
                 "Not done yet: `{file}` is still unchanged. Your answer describes changing the line `{}` to `{}`: make that change now with edit_file, then reply with a short final answer.",
                 edit.old, edit.new
@@ -91,7 +94,7 @@ impl Held {
             Held::MissingOutput(_) => "missing_output",
             Held::Unchanged(_) => "unchanged_file",
             Held::PlannedCalls(_) => "planned_calls",
-            Held::Unsupported(_) => "unsupported_value",
+            Held::Unsupported(..) => "unsupported_value",
             Held::NothingWritten => "nothing_written",
             Held::NothingChanged => "nothing_changed",
             Held::NotLooked(_) => "not_looked",
@@ -151,7 +154,7 @@ impl HoldCounts {
             Held::MissingOutput(_) => (&mut self.missing_output, 1),
             Held::Unchanged(_) => (&mut self.unchanged, 1),
             Held::PlannedCalls(_) => (&mut self.planned, 1),
-            Held::Unsupported(_) => (&mut self.unsupported, 1),
+            Held::Unsupported(..) => (&mut self.unsupported, 1),
             Held::NothingWritten => (&mut self.nothing_written, 1),
             Held::NothingChanged => (&mut self.nothing_changed, 1),
             Held::NotLooked(_) => (&mut self.not_looked, 1),
@@ -350,7 +353,11 @@ pub(crate) fn mentions_tool(lower: &str, tool: &str) -> bool {
 /// Whether `lower` talks about using a tool rather than reporting what it found
 /// (also in the past: "I used the search function … it returned the line").
 fn narrates(lower: &str) -> bool {
-    static PHRASES: [&str; 18] = [
+    static PHRASES: [&str; 22] = [
+        "i would call",
+        "i would use",
+        "i would need to",
+        "i need to call",
         "i used the",
         "we used the",
         "i called the",
@@ -389,7 +396,15 @@ fn announces(lower: &str) -> bool {
     ]
     .iter()
     .any(|o| lower.starts_with(o));
-    (opens && (lower.ends_with(':') || lower.len() < 160)) || announces_purpose(lower)
+    // "… did not create the event as expected. Let's try again." tries nothing.
+    let retries = [
+        "let's try again",
+        "let me try again",
+        "let's try that again",
+    ]
+    .iter()
+    .any(|p| lower.trim_end_matches(['.', '!']).ends_with(p));
+    (opens && (lower.ends_with(':') || lower.len() < 160)) || retries || announces_purpose(lower)
 }
 
 /// Whether `lower` opens with a purpose and what it is about to do for it ("To find
@@ -398,7 +413,7 @@ fn announces(lower: &str) -> bool {
 fn announces_purpose(lower: &str) -> bool {
     static INTENT: std::sync::LazyLock<Option<Regex>> = std::sync::LazyLock::new(|| {
         Regex::new(
-            r"^to [^.\n]{0,200}?, (?:first,? )?(?:i'll|i will|i need to|i have to|i must|i should|we need to|we will|we'll|let me|let's|i'm going to|i am going to|you need to|you'll need to|you will need to)\b",
+            r"^to [^.\n]{0,200}?, (?:first,? )?(?:i'll|i will|i would need to|i would call|i would use|i would first|i need to|i have to|i must|i should|we need to|we will|we'll|let me|let's|i'm going to|i am going to|you need to|you'll need to|you will need to)\b",
         )
         .ok()
     });
@@ -595,6 +610,9 @@ mod tests {
             "To get the weather for Priya Nair's office, I need to first find the office id and then get the weather for that office. The office id is `OFF-07`, but the city name is not provided in the request.",
             "To find the name of the failing test and read why it fails, I'll search the log file for the pattern \"test failed\". The log file is named `test_output.log`.",
             "To reserve 10 units of product LMP-0042 at a warehouse that has at least 10 units in stock, you need to first get the product to see the stock of each warehouse.",
+            "To create an order for customer \"C-1042\" with 2 units of SKU \"A-100\", and tell me the order id, I would call the `create_order` function with the provided arguments. The function would return a JSON object with the order id.",
+            "I apologize, but it seems like the previous call did not create the event as expected. Let's try again.",
+            "To find the latest published version of the npm package \"left-pad\", I would need to call the `get_latest_version` function with the package name \"left-pad\".",
         ] {
             assert!(not_an_answer(text, &tools()).is_some(), "{text}");
         }

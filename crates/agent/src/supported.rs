@@ -102,11 +102,54 @@ fn stated_values(answer: &str) -> Vec<String> {
     values
 }
 
-/// The note for an answer that states `value` without a result showing it.
-pub(crate) fn unsupported_note(value: &str) -> String {
+/// The one longer path the tool results write that ends with the path `value`
+/// (`.config/service.env` for `config/service.env`): the file an answer that dropped
+/// a leading `.` or directory meant.
+pub(crate) fn longer_path_named(value: &str, history: &[Message]) -> Option<String> {
+    if !looks_like_path(value) {
+        return None;
+    }
+    let in_path = |c: char| c.is_alphanumeric() || "._/-".contains(c);
+    let mut found: Vec<String> = Vec::new();
+    let results = history
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| m.content.as_deref());
+    for text in results {
+        for (at, _) in text.match_indices(value) {
+            let after = text[at + value.len()..].chars().next();
+            if after.is_some_and(|c| c.is_alphanumeric() || "_/-".contains(c)) {
+                continue;
+            }
+            let start = text[..at]
+                .char_indices()
+                .rev()
+                .take_while(|&(_, c)| in_path(c))
+                .last()
+                .map_or(at, |(i, _)| i);
+            let path = text[start..at + value.len()].trim_start_matches("./");
+            if start < at && path != value && !found.iter().any(|p| p == path) {
+                found.push(path.to_string());
+            }
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The note for an answer that states `value` without a result showing it; `meant`,
+/// the longer path a result writes that ends with it.
+pub(crate) fn unsupported_note(value: &str, meant: Option<&str>) -> String {
+    if let Some(meant) = meant {
+        return format!(
+            "`{value}` is not a file in the workspace; a result names `{meant}`. If that is the file, give your whole answer again with `{meant}` written exactly so."
+        );
+    }
     if looks_like_path(value) {
         return format!(
-            "`{value}` is not a file in the workspace, and no result names it. Answer with the path exactly as a result writes it (a leading `.` or a directory included); if no result gives it, find the file first (search with mode \"files\")."
+            "`{value}` is not a file in the workspace, and no result names it. Give your whole answer again with the path exactly as a result writes it (a leading `.` or a directory included); if no result gives it, find the file first (search with mode \"files\")."
         );
     }
     format!(
@@ -135,6 +178,46 @@ mod tests {
             "port 8443",
             "Is port 8443 open?"
         ));
+    }
+
+    #[test]
+    fn a_path_missing_its_leading_dot_is_pointed_at_the_one_a_result_writes() {
+        let mut history = history();
+        history.push(Message::tool_result(
+            "call_2",
+            "search",
+            "In hidden or ignored files: 1 matching line in 1 file:\n.config/service.env:2: API_TOKEN_TTL=5400",
+        ));
+        assert_eq!(
+            longer_path_named("config/service.env", &history).as_deref(),
+            Some(".config/service.env")
+        );
+        let note = unsupported_note("config/service.env", Some(".config/service.env"));
+        assert!(
+            note.contains("give your whole answer again with `.config/service.env`"),
+            "{note}"
+        );
+        // `prod/limits.toml` ends the result's `conf/prod/limits.toml`.
+        assert_eq!(
+            longer_path_named("prod/limits.toml", &history).as_deref(),
+            Some("conf/prod/limits.toml")
+        );
+        // Two longer paths: no guess; a path no result ends with: none; not a path: none.
+        history.push(Message::tool_result(
+            "call_3",
+            "search",
+            "a/config/service.env:1: x",
+        ));
+        assert_eq!(longer_path_named("config/service.env", &history), None);
+        assert_eq!(longer_path_named("other/file.txt", &history), None);
+        assert_eq!(longer_path_named("PG-4471", &history), None);
+        // A longer name is no path that ends with it (`service.envs`).
+        let names = vec![Message::tool_result(
+            "c",
+            "list_dir",
+            "x/config/service.envs",
+        )];
+        assert_eq!(longer_path_named("config/service.env", &names), None);
     }
 
     fn history() -> Vec<Message> {

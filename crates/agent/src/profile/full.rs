@@ -129,7 +129,7 @@ impl Strategy for Full {
             return Step::calls(reply);
         }
         let text = reply.content.clone().unwrap_or_default();
-        if text.trim().is_empty() {
+        if says_nothing(&text) {
             // After a failed call, an empty reply is most often a step not taken: the
             // note says what failed instead of inviting a claim that all is done, and
             // the retry is decoded as a call (asked the same way, a small model ends
@@ -165,9 +165,62 @@ impl Strategy for Full {
     }
 }
 
+/// Whether `text` holds no words outside bare markup: empty, or only tags without
+/// attributes and fences (`<tools></tools>`, an empty fenced block), which no answer
+/// is. A tag with attributes (`<tool name="read_file" …/>`) is a call gone wrong, not
+/// nothing.
+fn says_nothing(text: &str) -> bool {
+    let bare_tag = |tag: &str| {
+        let name = tag.trim_start_matches('<').trim_start_matches('/');
+        let name = name.trim_end_matches('>');
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let mut rest = text;
+    let mut words = String::new();
+    while let Some(open) = rest.find('<') {
+        words.push_str(&rest[..open]);
+        match rest[open..].find('>') {
+            Some(close) if bare_tag(&rest[open..=open + close]) => {
+                rest = &rest[open + close + 1..];
+            }
+            _ => {
+                words.push('<');
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    words.push_str(rest);
+    words
+        .lines()
+        .map(str::trim)
+        .all(|line| line.is_empty() || line.starts_with("```"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::lines_once;
+    use super::{lines_once, says_nothing};
+
+    #[test]
+    fn markup_without_words_says_nothing() {
+        for text in [
+            "",
+            "  \n",
+            "<tools></tools>",
+            "<tool_call>\n</tool_call>",
+            "```json\n```",
+        ] {
+            assert!(says_nothing(text), "{text:?}");
+        }
+        for text in [
+            "42",
+            "<b>42</b>",
+            "a < b",
+            "```\nls\n```",
+            "<tools>\n<tool name=\"read_file\" />\n</tools>",
+        ] {
+            assert!(!says_nothing(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn a_looped_answer_keeps_its_lines_up_to_the_first_repeat() {

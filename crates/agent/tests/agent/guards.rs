@@ -463,6 +463,12 @@ fn an_answer_naming_a_path_without_its_leading_dot_is_held_once() {
         "{}",
         seen(&r, 2)
     );
+    // The search's result writes the path the answer meant: the note names it.
+    assert!(
+        seen(&r, 2).contains("a result names `.config/service.env`"),
+        "{}",
+        seen(&r, 2)
+    );
 }
 
 #[test]
@@ -1865,5 +1871,108 @@ fn the_write_of_the_missing_output_file_is_asked_in_the_tasks_words() {
     assert!(
         note.contains("The task says: \"Find the ERROR line in server.log and write just its code into a new file named incident.txt.\""),
         "{note}"
+    );
+}
+
+#[test]
+fn an_answer_copying_the_repeat_results_instruction_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("VERSION"), "2.32.3\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Which version does VERSION hold?",
+        vec![
+            call("read_file", r#"{"path": "VERSION"}"#),
+            call("read_file", r#"{"path": "VERSION"}"#),
+            "Do not repeat it: use this result to answer the task, or make a different call."
+                .into(),
+            "VERSION holds 2.32.3.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 2.32.3."));
+    assert_eq!(recoveries(&r.events), vec!["repetition", "not_an_answer"]);
+    assert!(
+        seen(&r, 3).contains("it repeats the instruction instead of answering"),
+        "{}",
+        seen(&r, 3)
+    );
+}
+
+#[test]
+fn a_reply_of_empty_call_tags_is_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("store.py"),
+        "class UserRepository:\n    pass\n",
+    )
+    .unwrap();
+    let r = run_task(
+        dir.path(),
+        "Which file defines the class named userrepository?",
+        vec![
+            "<tools></tools>".into(),
+            call("search", r#"{"pattern": "class UserRepository"}"#),
+            "store.py defines it.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("store.py defines it."));
+    assert_eq!(recoveries(&r.events), vec!["format"]);
+    assert!(
+        seen(&r, 1).contains("Your last reply was empty"),
+        "{}",
+        seen(&r, 1)
+    );
+}
+
+#[test]
+fn a_reply_that_says_it_would_call_the_tool_that_ran_gets_the_result_again() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("orders.txt"), "ORD-5531 C-1042\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Which order belongs to customer C-1042? Read orders.txt.",
+        vec![
+            call("read_file", r#"{"path": "orders.txt"}"#),
+            "To find the order of customer C-1042, I would call the `read_file` function with the path orders.txt.".into(),
+            "Order ORD-5531.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Order ORD-5531."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(
+        seen(&r, 2).contains("`read_file` already ran"),
+        "{}",
+        seen(&r, 2)
+    );
+}
+
+#[test]
+fn talk_of_another_tool_around_the_latest_results_value_gets_that_result_again() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("events.txt"), "EVT-6120 Budget review\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Find the Budget review event in events.txt and tell me its id.",
+        vec![
+            call("read_file", r#"{"path": "events.txt"}"#),
+            "To find the event id, you can use the `search` function with the event id \"EVT-6120\".".into(),
+            "The id is EVT-6120.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The id is EVT-6120."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    // Not sent off to call `search`: shown the read's result and asked for the answer.
+    assert!(
+        seen(&r, 2).contains("`read_file` already ran, and its result was"),
+        "{}",
+        seen(&r, 2)
     );
 }

@@ -28,16 +28,32 @@ pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], old: &str, shown:
         starts.len(),
         numbers.join(", ")
     );
-    for &line in lines.iter().take(LISTED_MATCHES) {
+    // Where the places lie in different blocks (`class Http:`, `[server]`), each says
+    // which: the task names the block more often than the lines around the match.
+    let blocks: Vec<Option<&str>> = lines.iter().map(|&line| enclosing(content, line)).collect();
+    let distinct = blocks.iter().all(Option::is_some)
+        && blocks
+            .iter()
+            .enumerate()
+            .all(|(i, block)| !blocks[..i].contains(block));
+    let place = |i: usize, line: usize| match (distinct, blocks[i]) {
+        (true, Some(block)) => format!("{line} (in `{}`)", snippet(block, SNIPPET_CHARS)),
+        _ => line.to_string(),
+    };
+    for (i, &line) in lines.iter().enumerate().take(LISTED_MATCHES) {
         reply.push_str(&format!(
-            "  {line}: {}\n",
+            "  {}: {}\n",
+            place(i, line),
             snippet(line_text(content, line), SNIPPET_CHARS)
         ));
     }
-    let unique: Vec<(usize, String)> = lines
+    let unique: Vec<(String, String)> = lines
         .iter()
+        .enumerate()
         .take(UNIQUE_SHOWN)
-        .filter_map(|&line| unique_block(content, line, old).map(|block| (line, block)))
+        .filter_map(|(i, &line)| {
+            unique_block(content, line, old).map(|block| (place(i, line), block))
+        })
         .collect();
     if unique.is_empty() {
         reply.push_str(
@@ -50,6 +66,33 @@ pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], old: &str, shown:
         reply.push_str(&format!("  line {line}: {}\n", json_string(&block)));
     }
     reply.trim_end().to_string()
+}
+
+/// The header of the block that holds line `line` (1-based): the nearest line above
+/// it with less indentation that opens a block (ends with `:`, `{` or `(`, as
+/// `class Http:`), or for a line without indentation the nearest `[section]` above
+/// it; `None` when there is none.
+fn enclosing(content: &str, line: usize) -> Option<&str> {
+    let lines: Vec<&str> = content.lines().collect();
+    let at = line.checked_sub(1).filter(|&at| at < lines.len())?;
+    let indent = |text: &str| text.len() - text.trim_start().len();
+    let own = indent(lines[at]);
+    for text in lines[..at].iter().rev() {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if own == 0 {
+            if trimmed.starts_with('[') && trimmed.ends_with(']') {
+                return Some(trimmed);
+            }
+            continue;
+        }
+        if indent(text) < own {
+            return trimmed.ends_with([':', '{', '(']).then_some(trimmed);
+        }
+    }
+    None
 }
 
 /// The fewest whole lines around line `line` (1-based), at most [`CONTEXT_LINES`]
@@ -247,6 +290,40 @@ mod tests {
             reply.contains("  line 2: \"let a = 1;\\nfoo();\"\n  line 4: \"let b = 2;\\nfoo();\""),
             "{reply}"
         );
+    }
+
+    #[test]
+    fn places_in_different_blocks_name_their_block() {
+        let content = "class Database:\n    host = \"db.internal\"\n    timeout = 10\n\n\nclass Http:\n    base_url = \"https://api.example.com\"\n    timeout = 10\n";
+        let starts: Vec<usize> = content
+            .match_indices("timeout = 10")
+            .map(|(start, _)| start)
+            .collect();
+        let reply = ambiguity_reply(content, &starts, "timeout = 10", "settings.py");
+        assert!(
+            reply.contains(
+                "  3 (in `class Database:`): timeout = 10\n  8 (in `class Http:`): timeout = 10"
+            ),
+            "{reply}"
+        );
+        assert!(
+            reply.contains("  line 8 (in `class Http:`): \"    base_url"),
+            "{reply}"
+        );
+        // Sections of an INI or TOML file.
+        let toml = "[server]\nport = 80\n\n[proxy]\nport = 80\n";
+        let starts: Vec<usize> = toml.match_indices("port = 80").map(|(s, _)| s).collect();
+        let reply = ambiguity_reply(toml, &starts, "port = 80", "a.toml");
+        assert!(
+            reply.contains("  2 (in `[server]`): port = 80\n  5 (in `[proxy]`): port = 80"),
+            "{reply}"
+        );
+        // The same block for both, or none: no block is named.
+        let same = "fn main() {\n    f();\n    f();\n}\n";
+        let starts: Vec<usize> = same.match_indices("f()").map(|(s, _)| s).collect();
+        let reply = ambiguity_reply(same, &starts, "f()", "m.rs");
+        assert!(reply.contains("  2: f();\n  3: f();"), "{reply}");
+        assert_eq!(enclosing("a\nb\n", 2), None);
     }
 
     #[test]

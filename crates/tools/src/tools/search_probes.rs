@@ -109,8 +109,9 @@ pub(crate) fn probe_contents(
 }
 
 /// When nothing else matched a pattern of several words (or of one word with more
-/// around it), its longest words alone (in file contents, any case): the first word
-/// that matches is the finding.
+/// around it), its longest words alone (in file contents, any case), longest first:
+/// the first word found is the finding, as a whole word or else inside longer words,
+/// said so (`calc` in `calculate_total` is not `calc`).
 fn word_probe(
     workspace: &Workspace,
     scope: Scope<'_>,
@@ -123,17 +124,39 @@ fn word_probe(
         return;
     }
     tried.push("its longest words alone");
-    for word in words {
-        let lead = format!("as the word `{word}` alone (any case), it matches");
-        let found = content_matcher(&regex::escape(&word), true)
+    let probe = |regex: &str, lead: &str| {
+        content_matcher(regex, true)
             .ok()
             .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
-            .and_then(|tally| listed(workspace, &lead, &tally, "line"));
+            .and_then(|tally| listed(workspace, lead, &tally, "line"))
+    };
+    for word in &words {
+        let alone = format!("as the word `{word}` alone (any case), it matches");
+        let inside = format!("`{word}` only inside longer words (any case), it matches");
+        let found =
+            probe(&whole_word(word), &alone).or_else(|| probe(&regex::escape(word), &inside));
         if found.is_some() {
             findings.push(found);
             return;
         }
     }
+}
+
+/// A regex for `word` not inside a longer word (a boundary at each end that is a
+/// word character).
+fn whole_word(word: &str) -> String {
+    let wordy = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let start = if wordy(word.chars().next()) {
+        r"\b"
+    } else {
+        ""
+    };
+    let end = if wordy(word.chars().next_back()) {
+        r"\b"
+    } else {
+        ""
+    };
+    format!("{start}{}{end}", regex::escape(word))
 }
 
 /// Words too common to probe alone.

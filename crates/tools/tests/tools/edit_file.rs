@@ -113,7 +113,9 @@ fn several_matches_are_listed_and_nothing_changes() {
         outcome.text
     );
     assert!(
-        outcome.text.contains("  7: let total = 1;"),
+        outcome
+            .text
+            .contains("  7 (in `fn helper() {`): let total = 1;"),
         "{}",
         outcome.text
     );

@@ -300,6 +300,21 @@ fn several_words_that_match_nothing_are_probed_one_at_a_time() {
         "{}",
         comment.text
     );
+    // A word found only inside longer ones is said to be so: `calc` of `def calc()`
+    // after it was renamed to `calculate_total`.
+    std::fs::write(
+        dir.path().join("app.py"),
+        "def calculate_total(prices):\n    return sum(prices)\n",
+    )
+    .unwrap();
+    let renamed = call(&Search, &workspace, json!({"pattern": "def calc\\(\\)"}));
+    assert!(
+        renamed.text.starts_with(
+            "`calc` only inside longer words (any case): 1 matching line in 1 file:\napp.py:1: def calculate_total(prices):"
+        ),
+        "{}",
+        renamed.text
+    );
     // A single word that matches nothing is not searched again as itself.
     let word = call(&Search, &workspace, json!({"pattern": "zebra"}));
     assert!(
