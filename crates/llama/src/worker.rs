@@ -395,13 +395,7 @@ impl<'m> Worker<'m> {
             }
         }
         let pending = self.add_pending(&mut added);
-        let decoded = added
-            .map_err(|e| EngineError::Decode(e.to_string()))
-            .and_then(|()| {
-                self.ctx
-                    .decode(&mut self.batch)
-                    .map_err(|e| EngineError::Decode(e.to_string()))
-            });
+        let decoded = self.decode_filled(added);
         if decoded.is_ok() && !pending.is_empty() {
             self.mixed_prompt_tokens += tokens.len();
         }
@@ -671,14 +665,19 @@ impl<'m> Worker<'m> {
         self.batch.clear();
         let mut added = Ok(());
         let pending = self.add_pending(&mut added);
-        let decoded = added
+        let decoded = self.decode_filled(added);
+        self.take_picks(pending, decoded);
+    }
+
+    /// One `decode` of the batch as filled, unless a token could not be added to it.
+    fn decode_filled(&mut self, added: Result<(), BatchAddError>) -> Result<(), EngineError> {
+        added
             .map_err(|e| EngineError::Decode(e.to_string()))
             .and_then(|()| {
                 self.ctx
                     .decode(&mut self.batch)
                     .map_err(|e| EngineError::Decode(e.to_string()))
-            });
-        self.take_picks(pending, decoded);
+            })
     }
 
     /// Adds every running generation's pending token to the batch, each with the
