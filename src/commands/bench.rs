@@ -381,8 +381,13 @@ async fn join_once(engine: &Engine, tokens: u32, rep: usize) -> anyhow::Result<f
             anyhow::Ok(())
         }));
     }
+    // Only the running sessions hold a sender now: one that fails before its first
+    // token ends the wait instead of hanging it.
+    drop(started_tx);
     for _ in 0..RUNNING {
-        started_rx.recv().await;
+        if started_rx.recv().await.is_none() {
+            break;
+        }
     }
     let filler = "The agent read the file, ran the tests and wrote down what it found. ";
     let mut prompt = engine
