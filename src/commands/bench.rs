@@ -411,9 +411,15 @@ async fn join_once(engine: &Engine, tokens: u32, rep: usize) -> anyhow::Result<f
             ttft = Some(asked.elapsed().as_secs_f64() * 1000.0);
         }
     }
+    // The running sessions close as their tasks end; a round trip through the owner
+    // thread returns once it has taken those closes, so no generation is decoding when
+    // the engine is dropped and the process exits (llama.cpp's teardown under a decode
+    // crashes).
     for task in running {
         task.abort();
+        let _ = task.await;
     }
+    engine.tokenize("", false).await?;
     ttft.context("the joining session produced nothing")
 }
 
