@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use clap::Args;
-use rein_format::{DescriptionStyle, ToolFormat, ToolSet, TurnSpec};
+use rein_format::{ToolSet, TurnSpec};
 use rein_llama::{Engine, GenerateOutput, GenerateRequest, LocalModel, Prompt, SamplingParams};
-use rein_protocol::{FunctionCall, Message, Role, ToolCall, ToolChoice};
+use rein_protocol::{FunctionCall, Message, Role, ToolCall};
 use serde_json::json;
 
 use super::bench::{median, round};
@@ -119,18 +119,9 @@ async fn decode(
     max_tokens: u32,
 ) -> anyhow::Result<GenerateOutput> {
     let spec = TurnSpec {
-        messages: &scenario.messages,
         tools: Some(tools),
-        choice: &ToolChoice::Auto,
-        tool_format: ToolFormat::Native,
-        describe: DescriptionStyle::Full,
         constrained: true,
-        parallel: true,
-        response: None,
-        call_example: false,
-        wrapper_grammar: true,
-        prose: false,
-        stop: &[],
+        ..TurnSpec::plain(&scenario.messages)
     };
     let prepared = model.format().prepare(&spec)?;
     let mut request = GenerateRequest::new(Prompt::Rendered {

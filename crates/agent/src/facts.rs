@@ -179,9 +179,7 @@ fn file_kinds(root: &Path) -> Option<String> {
         };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.')
-                || matches!(name.as_str(), "target" | "node_modules" | "__pycache__")
-            {
+            if name.starts_with('.') || skipped(&name) {
                 continue;
             }
             let Ok(kind) = entry.file_type() else {

@@ -386,14 +386,7 @@ impl<'m> Worker<'m> {
     ) -> Result<(), EngineError> {
         self.end_abandoned();
         self.batch.clear();
-        let mut added = Ok(());
-        for (i, &token) in tokens.iter().enumerate() {
-            if added.is_ok() {
-                added = self
-                    .batch
-                    .add(LlamaToken(token), (first + i) as i32, &[seq], false);
-            }
-        }
+        let mut added = self.add_prompt(seq, first, tokens, false);
         let pending = self.add_pending(&mut added);
         let decoded = self.decode_filled(added);
         if decoded.is_ok() && !pending.is_empty() {
@@ -412,20 +405,29 @@ impl<'m> Worker<'m> {
         logits: bool,
     ) -> Result<(), EngineError> {
         self.batch.clear();
+        let added = self.add_prompt(seq, first, tokens, logits);
+        self.decode_filled(added)
+    }
+
+    /// Adds `tokens` of `seq` from position `first` to the batch, logits for the last
+    /// one when `logits`; stops at the first token the batch refuses.
+    fn add_prompt(
+        &mut self,
+        seq: i32,
+        first: usize,
+        tokens: &[TokenId],
+        logits: bool,
+    ) -> Result<(), BatchAddError> {
         let last = tokens.len().saturating_sub(1);
         for (i, &token) in tokens.iter().enumerate() {
-            self.batch
-                .add(
-                    LlamaToken(token),
-                    (first + i) as i32,
-                    &[seq],
-                    logits && i == last,
-                )
-                .map_err(|e| EngineError::Decode(e.to_string()))?;
+            self.batch.add(
+                LlamaToken(token),
+                (first + i) as i32,
+                &[seq],
+                logits && i == last,
+            )?;
         }
-        self.ctx
-            .decode(&mut self.batch)
-            .map_err(|e| EngineError::Decode(e.to_string()))
+        Ok(())
     }
 
     /// Validates the request, evaluates the new prompt tokens, samples the first token

@@ -30,7 +30,11 @@ pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], old: &str, shown:
     );
     // Where the places lie in different blocks (`class Http:`, `[server]`), each says
     // which: the task names the block more often than the lines around the match.
-    let blocks: Vec<Option<&str>> = lines.iter().map(|&line| enclosing(content, line)).collect();
+    let text_lines: Vec<&str> = content.lines().collect();
+    let blocks: Vec<Option<&str>> = lines
+        .iter()
+        .map(|&line| enclosing(&text_lines, line))
+        .collect();
     let distinct = blocks.iter().all(Option::is_some)
         && blocks
             .iter()
@@ -68,12 +72,11 @@ pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], old: &str, shown:
     reply.trim_end().to_string()
 }
 
-/// The header of the block that holds line `line` (1-based): the nearest line above
-/// it with less indentation that opens a block (ends with `:`, `{` or `(`, as
-/// `class Http:`), or for a line without indentation the nearest `[section]` above
+/// The header of the block that holds line `line` (1-based) of `lines`: the nearest
+/// line above it with less indentation that opens a block (ends with `:`, `{` or `(`,
+/// as `class Http:`), or for a line without indentation the nearest `[section]` above
 /// it; `None` when there is none.
-fn enclosing(content: &str, line: usize) -> Option<&str> {
-    let lines: Vec<&str> = content.lines().collect();
+fn enclosing<'a>(lines: &[&'a str], line: usize) -> Option<&'a str> {
     let at = line.checked_sub(1).filter(|&at| at < lines.len())?;
     let indent = |text: &str| text.len() - text.trim_start().len();
     let own = indent(lines[at]);
@@ -323,7 +326,7 @@ mod tests {
         let starts: Vec<usize> = same.match_indices("f()").map(|(s, _)| s).collect();
         let reply = ambiguity_reply(same, &starts, "f()", "m.rs");
         assert!(reply.contains("  2: f();\n  3: f();"), "{reply}");
-        assert_eq!(enclosing("a\nb\n", 2), None);
+        assert_eq!(enclosing(&["a", "b"], 2), None);
     }
 
     #[test]

@@ -68,6 +68,23 @@ impl NameMatcher {
     }
 }
 
+/// A regex for `word` not inside a longer word: a boundary at each end that is a word
+/// character (`\bcalc\b`; `--max` gets none before its dashes).
+pub(crate) fn whole_word_regex(word: &str) -> String {
+    let wordy = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let start = if wordy(word.chars().next()) {
+        r"\b"
+    } else {
+        ""
+    };
+    let end = if wordy(word.chars().next_back()) {
+        r"\b"
+    } else {
+        ""
+    };
+    format!("{start}{}{end}", regex::escape(word))
+}
+
 /// A line matcher for `pattern`; matches never span lines.
 pub(crate) fn content_matcher(
     pattern: &str,

@@ -6,7 +6,7 @@
 
 use super::search::{render, render_hit, Mode};
 use super::search_engine::{
-    content_matcher, search_contents, search_names, NamePattern, Scope, Tally,
+    content_matcher, search_contents, search_names, whole_word_regex, NamePattern, Scope, Tally,
 };
 use crate::text::plural;
 use crate::workspace::Workspace;
@@ -134,29 +134,12 @@ fn word_probe(
         let alone = format!("as the word `{word}` alone (any case), it matches");
         let inside = format!("`{word}` only inside longer words (any case), it matches");
         let found =
-            probe(&whole_word(word), &alone).or_else(|| probe(&regex::escape(word), &inside));
+            probe(&whole_word_regex(word), &alone).or_else(|| probe(&regex::escape(word), &inside));
         if found.is_some() {
             findings.push(found);
             return;
         }
     }
-}
-
-/// A regex for `word` not inside a longer word (a boundary at each end that is a
-/// word character).
-fn whole_word(word: &str) -> String {
-    let wordy = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let start = if wordy(word.chars().next()) {
-        r"\b"
-    } else {
-        ""
-    };
-    let end = if wordy(word.chars().next_back()) {
-        r"\b"
-    } else {
-        ""
-    };
-    format!("{start}{}{end}", regex::escape(word))
 }
 
 /// Words too common to probe alone.

@@ -3,7 +3,7 @@
 //! goes in it (the word comes from the task).
 
 use super::search::{render_hit, MAX_FILES};
-use super::search_engine::{content_matcher, search_contents, Scope};
+use super::search_engine::{content_matcher, search_contents, whole_word_regex, Scope};
 use crate::workspace::Workspace;
 
 /// The lines of the workspace's files (hidden and ignored files left out) holding
@@ -16,7 +16,7 @@ pub fn word_lines(workspace: &Workspace, word: &str, at_most: usize) -> Option<V
         return None;
     }
     let any_case = !word.chars().any(char::is_uppercase);
-    let pattern = format!(r"\b{}\b", regex::escape(word));
+    let pattern = whole_word_regex(word);
     let matcher = content_matcher(&pattern, any_case).ok()?;
     let scope = Scope {
         path: workspace.root(),
