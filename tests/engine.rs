@@ -240,6 +240,52 @@ fn dropping_a_stream_cancels_and_the_engine_goes_on() {
 }
 
 #[test]
+fn the_last_handle_dropped_mid_generation_ends_the_owner_thread_before_returning() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
+    // A copy of its own, so the mapping seen below is this engine's alone.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("own-copy.gguf");
+    std::fs::copy(crate::support::tiny_model(), &copy).unwrap();
+    let mapped = || {
+        std::fs::read_to_string("/proc/self/maps")
+            .unwrap()
+            .contains(copy.to_str().unwrap())
+    };
+    runtime().block_on(async {
+        let mut config = EngineConfig::new(copy.clone());
+        config.n_ctx = Some(1024);
+        config.threads = Some(2);
+        config.use_mmap = true;
+        let engine = Engine::load(config).await.unwrap();
+        assert!(mapped(), "the model file is mapped while the engine lives");
+        let mut session = engine.session().await.unwrap();
+        let prompt = chat_prompt(&engine, &[Message::user("Tell me a long story.")]);
+        let mut long = request(prompt, SamplingParams::greedy(), 900);
+        long.ignore_eog = true;
+        let mut stream = session.generate_stream(long).unwrap();
+        assert!(matches!(
+            stream.next().await,
+            Some(Ok(GenerateEvent::Text(_)))
+        ));
+        // The generation is still running when the last handle (the session's) goes.
+        drop(engine);
+        drop(session);
+        assert!(
+            !mapped(),
+            "the owner thread had not freed the model when the last drop returned"
+        );
+        // What the stream still holds ends, if with a `Done`, with a cancelled one.
+        while let Some(event) = stream.next().await {
+            if let Ok(GenerateEvent::Done(output)) = event {
+                assert_eq!(output.stop_reason, StopReason::Cancelled);
+                assert!(output.tokens.len() < 900);
+            }
+        }
+    });
+}
+
+#[test]
 fn a_second_turn_reuses_the_cached_prefix_with_identical_output() {
     // Loads a model: one model test at a time.
     let _model = rein_test_support::model_lock();

@@ -3,6 +3,7 @@
 //! `rein.toml`, the real tiny model, the trace; and no server process outlives a
 //! `rein run` killed with SIGKILL or interrupted with SIGINT.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -187,7 +188,19 @@ fn no_server_process_outlives_rein_after(signal: &str) {
         "ev=sh -c \"node -e 'setInterval(() => {{}}, 1000)' {marker}-idle & node '{}' stdio {marker}; wait\"",
         everything_script()
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rein"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rein"));
+    // A terminal's Ctrl-C reaches a process that takes SIGINT's default action; a test
+    // run as a shell's background job inherits SIGINT ignored (POSIX shells ignore it
+    // for background jobs), and rein would then run on to its end. The child gets the
+    // default back before it starts.
+    // SAFETY: `signal` is async-signal-safe, the one call made between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command
         .args(["run", "--model", "tiny", "--no-pull", "--max-turns", "30"])
         .args(["--reply-tokens", "512", "--workdir"])
         .arg(dir.path())

@@ -3,6 +3,7 @@
 
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -13,10 +14,11 @@ use crate::{
 };
 
 /// A loaded model. Cheap to clone; the model is freed when the last clone and session
-/// are dropped.
+/// are dropped, and that drop returns only after the owner thread has ended (so a
+/// process that exits next never tears llama.cpp down under a running decode).
 #[derive(Clone)]
 pub struct Engine {
-    commands: Sender<Command>,
+    owner: Arc<Owner>,
     info: Arc<ModelInfo>,
     /// One permit per KV sequence; waiters are served first come, first served.
     slots: Arc<Semaphore>,
@@ -31,6 +33,26 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// The owner thread and the only sender of its commands.
+struct Owner {
+    commands: Sender<Command>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        // Closing the channel ends the owner thread's loop after its current step;
+        // it then frees the context and the model on its own thread.
+        let (closed, _) = std::sync::mpsc::channel();
+        drop(std::mem::replace(&mut self.commands, closed));
+        if let Some(thread) = self.thread.take() {
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
 impl Engine {
     /// Loads the model on a new owner thread and waits until it is ready.
     pub async fn load(config: EngineConfig) -> Result<Self, EngineError> {
@@ -38,13 +60,17 @@ impl Engine {
         let queue_timeout = config.queue_timeout;
         let (commands, receiver) = std::sync::mpsc::channel();
         let (ready_tx, ready_rx) = oneshot::channel();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("rein-llama".into())
             .spawn(move || worker::run(config, ready_tx, receiver))
             .map_err(|e| EngineError::Backend(format!("cannot start the engine thread: {e}")))?;
+        let owner = Arc::new(Owner {
+            commands,
+            thread: Some(thread),
+        });
         let info = ready_rx.await.map_err(|_| EngineError::EngineGone)??;
         Ok(Self {
-            commands,
+            owner,
             info: Arc::new(info),
             slots: Arc::new(Semaphore::new(sessions as usize)),
             queue_timeout,
@@ -57,7 +83,8 @@ impl Engine {
     }
 
     fn send(&self, command: Command) -> Result<(), EngineError> {
-        self.commands
+        self.owner
+            .commands
             .send(command)
             .map_err(|_| EngineError::EngineGone)
     }
