@@ -50,10 +50,10 @@ impl<B: Backend> Agent<B> {
             false => self.held(run, &text),
         };
         let Some(held) = held else {
-            return Flow::Stop((StopReason::Answered, Some(text), None));
+            return Flow::Stop((StopReason::Answered, Some(after_check(run, text)), None));
         };
         if !run.holds.allow(&held) {
-            return Flow::Stop((StopReason::Answered, Some(text), None));
+            return Flow::Stop((StopReason::Answered, Some(after_check(run, text)), None));
         }
         if let Held::NotAnAnswer(why) = &held {
             // Steps explained to the user after a step that worked are most often
@@ -72,7 +72,9 @@ impl<B: Backend> Agent<B> {
             // take, whatever ran before: its note (below) shows that read.
             let unread = self.tool_names.iter().any(|t| t == READ_TOOL)
                 && meant_file(&text, &run.history, &self.executor.workspace, &run.memory).is_some();
-            let done = match unread {
+            // A result the reply wrote itself after its plan: the plan is the step.
+            let made_up = matches!(why, NotAnswer::PlanThenMadeUpResult(_));
+            let done = match unread || made_up {
                 true => None,
                 false => self.ran_already(run, &text, any_tool, quotes),
             };
@@ -105,6 +107,7 @@ impl<B: Backend> Agent<B> {
                     turn: run.turns,
                     files: files.clone(),
                 });
+                run.answer_before_check = Some((text.clone(), run.tool_calls));
                 run.history.push(Message::assistant(text));
                 run.history
                     .push(Message::user(Held::Unverified(files).note()));
@@ -292,7 +295,12 @@ impl<B: Backend> Agent<B> {
             // A call the reader could not take, or a result the model wrote itself,
             // comes before the missing output file: that hold is spent once, and a
             // write now would copy what no tool returned.
-            let why = not_an_answer(text, &self.tool_names);
+            // A real result quoted in result tags after some words is an answer
+            // that shows its source, not a made-up one.
+            let why = not_an_answer(text, &self.tool_names).filter(|why| {
+                !matches!(why, NotAnswer::PlanThenMadeUpResult(_))
+                    || !tagged_result(text).is_some_and(|inner| echoes_a_result(run, inner))
+            });
             if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
                 let held = Held::NotAnAnswer(call_shaped);
                 if run.holds.has_room(&held) {
@@ -305,6 +313,19 @@ impl<B: Backend> Agent<B> {
                     && missing_output(self.executor.workspace.root(), file)
                 {
                     return Some(Held::MissingOutput(file.clone()));
+                }
+            }
+            // Talk of an edit of the file the task asks to change ("replace the line
+            // `api:chart-lib:2.9.0` with …") that decides the line: the ready call is
+            // the most useful note.
+            if let (Some(_), Some((file, hash))) = (&why, &run.memory.file_to_change) {
+                if content_hash(&self.executor.workspace, file) == Some(*hash) {
+                    if let Some(edit) = self.described_edit(file, text) {
+                        let held = Held::DescribedEdit(file.clone(), edit);
+                        if run.holds.has_room(&held) {
+                            return Some(held);
+                        }
+                    }
                 }
             }
             // A hold whose cap is spent gives way to the next one that applies.
@@ -396,6 +417,30 @@ fn result_tags_inner(text: &str) -> Option<&str> {
         .strip_suffix("</tool_response>")?
         .trim();
     (!inner.is_empty() && !inner.contains("<tool_response>")).then_some(inner)
+}
+
+/// The final answer `text`, after the answer held for the verification guard when a
+/// call (the check) ran since: the check's report ("The project's check passed.")
+/// completes that answer rather than replacing it, unless it restates it.
+fn after_check(run: &RunState, text: String) -> String {
+    match &run.answer_before_check {
+        Some((held, calls)) if run.tool_calls > *calls && !text.contains(held.trim()) => {
+            format!("{}\n\n{}", held.trim(), text.trim())
+        }
+        _ => text,
+    }
+}
+
+/// The text inside the first result tags of `text` (as the template writes them; to
+/// its end when they are not closed), trimmed; `None` without the tag or with nothing inside.
+fn tagged_result(text: &str) -> Option<&str> {
+    let open = "<tool_response>";
+    let rest = &text[text.find(open)? + open.len()..];
+    let inner = match rest.find("</tool_response>") {
+        Some(end) => &rest[..end],
+        None => rest,
+    };
+    Some(inner.trim()).filter(|inner| !inner.is_empty())
 }
 
 /// Whether `text` is a sentence of the note this reply was given (a small model

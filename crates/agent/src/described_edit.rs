@@ -19,15 +19,14 @@ pub(crate) struct LineEdit {
 /// that also holds a name the answer puts in backticks); `None` when that does not
 /// decide.
 pub(crate) fn described_edit(answer: &str, content: &str) -> Option<LineEdit> {
-    let change = Regex::new(
-        r#"(?i)\bfrom\s+[`'"]?([^\s`'"]+?)[`'"]?\s+to\s+[`'"]?([^\s`'"]+?)[`'"]?(?:[\s,;]|\.(?:\s|$)|$)"#,
-    )
-    .ok()?;
-    let caps = change.captures(answer)?;
-    let (from, to) = (caps.get(1)?.as_str(), caps.get(2)?.as_str());
+    let (from, to, mut names) = match from_to(answer) {
+        Some((from, to)) => (from, to, Vec::new()),
+        None => replaced_term(answer)?,
+    };
     if from == to {
         return None;
     }
+    let (from, to) = (from.as_str(), to.as_str());
     let holds = |line: &str, value: &str| {
         line.match_indices(value).any(|(at, _)| {
             let before = line[..at].chars().next_back();
@@ -42,15 +41,17 @@ pub(crate) fn described_edit(answer: &str, content: &str) -> Option<LineEdit> {
         [one] => *one,
         [] => return None,
         several => {
-            let names: Vec<&str> = answer
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .filter(|name| name.len() >= 3 && *name != from && *name != to)
-                .collect();
+            names.extend(
+                answer
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|name| name.len() >= 3 && *name != from && *name != to)
+                    .map(str::to_string),
+            );
             let named: Vec<&&str> = several
                 .iter()
-                .filter(|line| names.iter().any(|name| line.contains(name)))
+                .filter(|line| names.iter().any(|name| line.contains(name.as_str())))
                 .collect();
             match named.as_slice() {
                 [one] => **one,
@@ -61,6 +62,48 @@ pub(crate) fn described_edit(answer: &str, content: &str) -> Option<LineEdit> {
     let old = line.trim().to_string();
     let new = old.replacen(from, to, 1);
     Some(LineEdit { old, new })
+}
+
+/// The values of a "from X to Y" in `answer`.
+fn from_to(answer: &str) -> Option<(String, String)> {
+    let change = Regex::new(
+        r#"(?i)\bfrom\s+[`'"]?([^\s`'"]+?)[`'"]?\s+to\s+[`'"]?([^\s`'"]+?)[`'"]?(?:[\s,;]|\.(?:\s|$)|$)"#,
+    )
+    .ok()?;
+    let caps = change.captures(answer)?;
+    Some((caps.get(1)?.as_str().into(), caps.get(2)?.as_str().into()))
+}
+
+/// The one term that differs in a "replace `A` with `B`" (or "change `A` to `B`") of
+/// `answer`, and the terms the two share, which name the line: a small model writes
+/// the line in a notation of its own (`api:chart-lib:2.9.0` → `api:chart-lib:3.2.1`
+/// for a JSON line under `"api"`), and only the differing version is in the file.
+fn replaced_term(answer: &str) -> Option<(String, String, Vec<String>)> {
+    let replace =
+        Regex::new(r"(?i)\b(?:replace|change)\b[^`]{0,20}`([^`]+)`\s+(?:with|to|by)\s+`([^`]+)`")
+            .ok()?;
+    let caps = replace.captures(answer)?;
+    let terms = |text: &str| -> Vec<String> {
+        text.split(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | ',' | '"' | '\''))
+            .filter(|term| !term.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (old, new) = (terms(caps.get(1)?.as_str()), terms(caps.get(2)?.as_str()));
+    if old.len() != new.len() {
+        return None;
+    }
+    let differing: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
+    let [at] = differing.as_slice() else {
+        return None;
+    };
+    let shared = old
+        .iter()
+        .enumerate()
+        .filter(|(i, term)| i != at && term.len() >= 3)
+        .map(|(_, term)| term.clone())
+        .collect();
+    Some((old[*at].clone(), new[*at].clone(), shared))
 }
 
 #[cfg(test)]
@@ -93,6 +136,25 @@ mod tests {
             described_edit("Set `HTTP_TIMEOUT` from 10 to 30.", config).map(|e| e.new),
             Some("HTTP_TIMEOUT = 30".into())
         );
+        // A line written in a notation of the model's own: the one term that differs.
+        let deps = "    \"web\": {\n        \"chart-lib\": { \"version\": \"3.2.1\" },\n    \"api\": {\n        \"chart-lib\": { \"version\": \"2.9.0\" },\n        \"queue-lite\": { \"version\": \"2.9.1\" }\n";
+        assert_eq!(
+            described_edit(
+                "you can use `edit_file` to replace the line `api:chart-lib:2.9.0` with `api:chart-lib:3.2.1`.",
+                deps
+            ),
+            Some(LineEdit {
+                old: "\"chart-lib\": { \"version\": \"2.9.0\" },".into(),
+                new: "\"chart-lib\": { \"version\": \"3.2.1\" },".into()
+            })
+        );
+        // More than one term differs, or the terms do not pair up: nothing is decided.
+        for answer in [
+            "replace `api:chart-lib:2.9.0` with `web:chart-lib:3.2.1`",
+            "replace `chart-lib 2.9.0` with `3.2.1`",
+        ] {
+            assert_eq!(described_edit(answer, deps), None, "{answer}");
+        }
         for answer in [
             "The rate is 0.10.",
             "Changed it from 0.99 to 0.15.",

@@ -179,6 +179,9 @@ pub(crate) enum NotAnswer {
     HoldsCall,
     /// It is written as a tool result.
     FakeResult,
+    /// It says what it will do (the words kept here), then writes that step's result
+    /// itself instead of calling the tool.
+    PlanThenMadeUpResult(String),
     /// It opens a call wrapper the reader could not take.
     BrokenCall,
     /// It describes using the tool instead of calling it.
@@ -200,6 +203,7 @@ impl NotAnswer {
             NotAnswer::CallAsText
                 | NotAnswer::HoldsCall
                 | NotAnswer::FakeResult
+                | NotAnswer::PlanThenMadeUpResult(_)
                 | NotAnswer::BrokenCall
         )
     }
@@ -212,6 +216,10 @@ impl std::fmt::Display for NotAnswer {
             NotAnswer::HoldsCall => f.write_str("it holds a call written as text, not an answer"),
             NotAnswer::FakeResult => f.write_str(
                 "it is written as a tool result, and results come only from the tools you call",
+            ),
+            NotAnswer::PlanThenMadeUpResult(plan) => write!(
+                f,
+                "it writes a tool result itself, and results come only from the tools you call. Your reply said: \"{plan}\" Take that step now by calling its tool, with the values your reply chose"
             ),
             NotAnswer::BrokenCall => {
                 f.write_str("it is a broken call written as text, not an answer")
@@ -244,6 +252,9 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
     if lower.starts_with("<tool_response>") {
         return Some(NotAnswer::FakeResult);
     }
+    if let Some(plan) = plan_before_made_up_result(text) {
+        return Some(NotAnswer::PlanThenMadeUpResult(plan));
+    }
     if opens_a_call(&lower, tools) {
         return Some(NotAnswer::BrokenCall);
     }
@@ -259,6 +270,30 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
         return Some(NotAnswer::ExplainsSteps);
     }
     None
+}
+
+/// The most characters of a plan quoted back in a note.
+const PLAN_QUOTED: usize = 400;
+
+/// The words before a `<tool_response>` that `text` writes after prose ("The
+/// cheapest flight is WN-2240 … Now, I will book this flight." and then a booking
+/// result no tool gave): the step the model chose, with its values, which the retry
+/// is asked to take. The last [`PLAN_QUOTED`] characters of it, from a sentence's
+/// start where one lies within them. `None` without prose before the tag.
+pub(crate) fn plan_before_made_up_result(text: &str) -> Option<String> {
+    let before = &text[..text.find("<tool_response>")?];
+    let plan: String = before.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !plan.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    let skip = plan.chars().count().saturating_sub(PLAN_QUOTED);
+    let tail: String = plan.chars().skip(skip).collect();
+    if skip == 0 {
+        return Some(tail);
+    }
+    // From the first sentence that starts inside the kept tail.
+    let start = tail.find(". ").map(|i| i + 2).unwrap_or(0);
+    Some(tail[start..].to_string())
 }
 
 /// Whether `lower` opens with a call wrapper (`<tools>`, `<tool_call>`, `<function…`,
@@ -404,7 +439,38 @@ fn announces(lower: &str) -> bool {
     ]
     .iter()
     .any(|p| lower.trim_end_matches(['.', '!']).ends_with(p));
-    (opens && (lower.ends_with(':') || lower.len() < 160)) || retries || announces_purpose(lower)
+    // A short reply whose last sentence announces the step ("I apologize for the empty
+    // response. I will now proceed to the next tool call.").
+    let last = lower
+        .trim_end()
+        .rsplit(['\n', '.', '!'])
+        .find(|sentence| !sentence.trim().is_empty())
+        .unwrap_or_default()
+        .trim();
+    let ends_announcing = lower.len() < 160
+        && [
+            "i will now",
+            "i'll now",
+            "now i will",
+            "now, i will",
+            "next, i will",
+            "next, i'll",
+            "i will proceed",
+            "i'll proceed",
+            "i will call",
+            "i'll call",
+            "i will use",
+            "i'll use",
+            "let me now",
+            "let me call",
+            "let me use",
+        ]
+        .iter()
+        .any(|o| last.starts_with(o));
+    (opens && (lower.ends_with(':') || lower.len() < 160))
+        || ends_announcing
+        || retries
+        || announces_purpose(lower)
 }
 
 /// Whether `lower` opens with a purpose and what it is about to do for it ("To find
@@ -592,6 +658,38 @@ mod tests {
     }
 
     #[test]
+    fn a_result_written_after_a_plan_is_that_step_not_taken() {
+        let reply = "The cheapest flight is WN-2240 with a price of $214.\n\nNow, I will book this flight for the passenger \"Ana Souza\".\n\n<tool_response>\nflight_id: WN-2240\nbooking_confirmation: 1234567890\n</tool_response>";
+        let Some(NotAnswer::PlanThenMadeUpResult(plan)) = not_an_answer(reply, &tools()) else {
+            panic!("not read as a plan and a made-up result: {reply}");
+        };
+        assert_eq!(
+            plan,
+            "The cheapest flight is WN-2240 with a price of $214. Now, I will book this flight for the passenger \"Ana Souza\"."
+        );
+        assert!(NotAnswer::PlanThenMadeUpResult(plan.clone()).is_call_shaped());
+        assert!(NotAnswer::PlanThenMadeUpResult(plan.clone())
+            .to_string()
+            .contains("WN-2240"));
+        // A long plan is quoted from a sentence's start, at most PLAN_QUOTED chars.
+        let long = format!(
+            "{} Book WN-2240 now. <tool_response>ok",
+            "Words here. ".repeat(60)
+        );
+        let Some(NotAnswer::PlanThenMadeUpResult(plan)) = not_an_answer(&long, &tools()) else {
+            panic!("a long plan");
+        };
+        assert!(plan.chars().count() <= PLAN_QUOTED, "{plan}");
+        assert!(plan.starts_with("Words here.") && plan.ends_with("Book WN-2240 now."));
+        // A reply that opens with the tag, or has no words before it, is the plain kind.
+        assert_eq!(
+            not_an_answer("<tool_response>\nok\n</tool_response>", &tools()),
+            Some(NotAnswer::FakeResult)
+        );
+        assert_eq!(plan_before_made_up_result("- 1. <tool_response>x"), None);
+    }
+
+    #[test]
     fn narration_and_announcements_are_not_answers() {
         for text in [
             "To continue the search, you can use the `search` function with the `mode` set to \"content\".",
@@ -599,6 +697,7 @@ mod tests {
             "To find the event, I used the search function with the pattern \"EVT-1\". The search function returned the line 31234, which contains the event and its status.",
             "Let me list the files first:",
             "I'll check the directory.",
+            "I apologize for the empty response. I will now proceed to the next tool call.",
             "To find every TODO comment, you can follow these steps:\n\n1. **List all files in the workspace**:",
             "Here is what the file will contain:",
             "2. **Read the release owner's handle from the file `OWNERS`:**\n",
@@ -625,6 +724,8 @@ mod tests {
             "{\"name\": \"Alice\", \"age\": 31}",
             "To fix the failing test, I changed BULK_DISCOUNT_RATE to 0.15 in pricing.py.",
             "To answer: the weather in Trondheim is 7.2 °C.",
+            "TODO.md lists the 4 TODOs. Let me know if you need anything else.",
+            "TODO.md lists the 4 TODOs. I'll be happy to help with anything else.",
             "To sort the numbers 9, 2, and 7, you can use the `sort` function in Python.\n\nSo, the sorted numbers from smallest to largest are 2, 7, and 9.",
             "To confirm the change, you can read `config/server.yaml` again.",
             "To find the customer's id and plan, I'll extract the relevant information from the matching line:\n- id: C-90412\n- plan: enterprise\nTherefore, the customer's id is C-90412 and their plan is enterprise.",

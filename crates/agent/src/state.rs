@@ -70,6 +70,9 @@ pub(crate) struct RunState {
     pub(crate) prompt_size: Option<crate::context::PromptSize>,
     /// The latest step's last call worked and found nothing at all.
     pub latest_found_nothing: bool,
+    /// The answer held for the verification guard, and the calls run by then: the
+    /// report of a check run after it completes it.
+    pub answer_before_check: Option<(String, u32)>,
 }
 
 /// The task: the first user message of `history` (empty when there is none).
@@ -126,6 +129,7 @@ impl RunState {
             latest_failure: None,
             prompt_size: None,
             latest_found_nothing: false,
+            answer_before_check: None,
         }
     }
 

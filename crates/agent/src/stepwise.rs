@@ -39,9 +39,9 @@ pub(crate) fn defer_other_tools(
     deferred
 }
 
-/// Whether every string value of `call` was already there before the reply: in the
-/// request, in a tool result of `results`, or a path of the workspace under `root` —
-/// and at least one comes from a result. Such a call (`write_file` of the `PG-4471` a
+/// Whether every string value of `call` was already there before the reply: given in
+/// the request (see `given_in_request`), in a tool result of `results`, or a path of
+/// the workspace under `root` — and at least one comes from a result. Such a call (`write_file` of the `PG-4471` a
 /// search showed, into the `incident.txt` the task names) waits for nothing.
 pub(crate) fn copied_from_results(
     call: &ReadyCall,
@@ -60,8 +60,25 @@ pub(crate) fn copied_from_results(
     !values.is_empty()
         && values.iter().any(|v| in_results(v))
         && values.iter().all(|v| {
-            in_results(v) || request.contains(v) || crate::grounding::names_existing_path(v, root)
+            in_results(v)
+                || given_in_request(request, v)
+                || crate::grounding::names_existing_path(v, root)
         })
+}
+
+/// Whether `request` gives `value` as a value: quoted there (`"main"`, `` `main` ``),
+/// or written there and more than lowercase words of its prose. "latest" from "the
+/// sha of its latest commit" is no sha, and a call that sends it waits for the
+/// result that has one.
+fn given_in_request(request: &str, value: &str) -> bool {
+    if !request.contains(value) {
+        return false;
+    }
+    let prose = value.chars().all(|c| c.is_lowercase() || c == ' ');
+    !prose
+        || ['"', '\'', '`']
+            .iter()
+            .any(|q| request.contains(&format!("{q}{value}{q}")))
 }
 
 /// Other tools a reply sprays at once after a call that already succeeded, at least.
@@ -109,4 +126,20 @@ pub(crate) fn deferred_note(tools: &[String]) -> String {
         if tools.len() == 1 { "that call was" } else { "those calls were" },
         if tools.len() == 1 { "it" } else { "they" },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::given_in_request;
+
+    #[test]
+    fn a_value_of_the_request_is_quoted_or_more_than_its_prose_words() {
+        let request = "Get the branch \"main\" of acme/ledger to find the sha of its latest commit (see CI.md).";
+        for value in ["main", "acme/ledger", "CI.md"] {
+            assert!(given_in_request(request, value), "{value}");
+        }
+        for value in ["latest", "latest commit", "sha", "9f3c2e1"] {
+            assert!(!given_in_request(request, value), "{value}");
+        }
+    }
 }

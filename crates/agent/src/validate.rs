@@ -129,6 +129,18 @@ pub(crate) fn validate(
                 shows_result: true,
             })
         }
+        Some(CallCheck::Valid) if marked_copy(&call.arguments).is_some() => {
+            let (key, marker) = marked_copy(&call.arguments).unwrap_or_default();
+            Err(Rejection {
+                class: FailureClass::Schema,
+                detail: format!("{}: `{key}` opens with `{marker}`", call.name),
+                note: format!(
+                    "Your call of `{}` was not run: `{key}` opens with `{marker}`, the marker of tool results, copied with the text after it; it would end up in the file. Call it again with only the text itself in `{key}`, without the marker.",
+                    call.name
+                ),
+                shows_result: true,
+            })
+        }
         Some(CallCheck::Valid) => {
             report_repair(&call, turn, events);
             if call.arguments != call.written_arguments {
@@ -150,13 +162,26 @@ pub(crate) fn validate(
 
 /// A string argument that is only a conversation marker (`<tool_response>`), which a
 /// small model writes for "the result above": its key and the marker.
+/// The markers of calls and results in the prompt.
+const MARKERS: [&str; 4] = [
+    "<tool_response>",
+    "</tool_response>",
+    "<tool_call>",
+    "</tool_call>",
+];
+
+/// The key and marker of a string argument that opens with a call or result marker
+/// followed by text (`<tool_response>4 matching lines…`): a result copied with its
+/// marker, which would end up in the file it is written to.
+fn marked_copy(arguments: &Value) -> Option<(String, String)> {
+    arguments.as_object()?.iter().find_map(|(key, value)| {
+        let text = value.as_str()?.trim_start();
+        let marker = MARKERS.iter().find(|m| text.starts_with(**m))?;
+        Some((key.clone(), marker.to_string()))
+    })
+}
+
 fn placeholder(arguments: &Value) -> Option<(String, String)> {
-    const MARKERS: [&str; 4] = [
-        "<tool_response>",
-        "</tool_response>",
-        "<tool_call>",
-        "</tool_call>",
-    ];
     arguments.as_object()?.iter().find_map(|(key, value)| {
         let text = value.as_str()?.trim();
         // `{{search_result}}`: a template variable standing for a result.

@@ -5,8 +5,9 @@
 
 use crate::TokenId;
 
-/// The longest repeated block looked for, in tokens.
-const MAX_PERIOD: usize = 48;
+/// The longest repeated block looked for, in tokens: a `<tools>` block of three calls
+/// written again and again is some 55.
+const MAX_PERIOD: usize = 128;
 /// The shortest span of repetition that counts as a loop, in tokens.
 const MIN_SPAN: usize = 96;
 /// The fewest repeats of the block that count as a loop.
@@ -83,6 +84,12 @@ mod tests {
         assert!(!loops(&twice));
         let thrice: Vec<TokenId> = twice.iter().chain(&long).copied().collect();
         assert!(loops(&thrice));
+        // So does the longest block looked for; a longer one is not looked for.
+        for (period, looped) in [(MAX_PERIOD, true), (MAX_PERIOD + 1, false)] {
+            let block: Vec<TokenId> = (1000..1000 + period as TokenId).collect();
+            let thrice: Vec<TokenId> = block.iter().cycle().take(3 * period).copied().collect();
+            assert_eq!(loops(&thrice), looped, "period {period}");
+        }
     }
 
     #[test]

@@ -73,6 +73,57 @@ fn steps_explained_after_a_step_that_worked_get_the_latest_result() {
 }
 
 #[test]
+fn a_result_written_after_a_plan_is_retried_as_the_call_with_the_plan_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("flights.txt"), "UA-1187 289\nWN-2240 214\n").unwrap();
+    let task = "Read flights.txt, then write the id of the cheapest flight into pick.txt.";
+    let plan = "The cheapest flight is WN-2240 at 214.\n\nNow, I will write it into pick.txt.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "flights.txt"}"#),
+            format!("{plan}\n\n<tool_response>\nwrote pick.txt\n</tool_response>"),
+            call(
+                "write_file",
+                r#"{"path": "pick.txt", "content": "WN-2240"}"#,
+            ),
+            "pick.txt holds WN-2240.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("pick.txt holds WN-2240."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    // The retry is a call, and its note carries the pick the dropped reply made.
+    let retry = &r.agent.backend().requests[2];
+    assert_eq!(retry.request.choice, rein_protocol::ToolChoice::Required);
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("Your reply said: \"The cheapest flight is WN-2240 at 214. Now, I will write it into pick.txt.\""),
+        "{note}"
+    );
+    assert!(!note.contains("wrote pick.txt"), "{note}");
+    // A real result quoted in result tags after a few words is an answer.
+    let r = run_task(
+        dir.path(),
+        "Read flights.txt and tell me its second line.",
+        vec![
+            call("read_file", r#"{"path": "flights.txt"}"#),
+            "The second line is:\n<tool_response>\nWN-2240 214\n</tool_response>".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert!(
+        recoveries(&r.events).is_empty(),
+        "{:?}",
+        recoveries(&r.events)
+    );
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+}
+
+#[test]
 fn narration_about_a_tool_that_already_ran_gets_its_result_and_is_read_as_an_answer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
@@ -705,6 +756,31 @@ fn an_earlier_result_copied_as_content_does_not_overwrite_the_file() {
     assert_eq!(
         std::fs::read_to_string(dir.path().join("out.md")).unwrap(),
         "the lines\n"
+    );
+    // A result copied with its marker is not written either.
+    let r = run_ungrounded(
+        dir.path(),
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "c.md", "content": "<tool_response>4 matching lines in 3 files:\nsrc/a.py:1: # TODO: x\n"}"#,
+            ),
+            call(
+                "write_file",
+                r#"{"path": "c.md", "content": "src/a.py:1: # TODO: x\n"}"#,
+            ),
+            "Wrote c.md.".into(),
+        ],
+    );
+    assert_eq!(recoveries(&r.events), vec!["schema"]);
+    assert!(
+        seen(&r, 1).contains("opens with `<tool_response>`"),
+        "{}",
+        seen(&r, 1)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("c.md")).unwrap(),
+        "src/a.py:1: # TODO: x\n"
     );
     // A template variable is a placeholder too.
     let r = run(
@@ -1582,6 +1658,44 @@ fn a_described_edit_of_the_unchanged_file_gets_the_call_that_makes_it() {
     );
     let changed = std::fs::read_to_string(dir.path().join("pricing.py")).unwrap();
     assert!(changed.contains("BULK_DISCOUNT_RATE = 0.15"), "{changed}");
+}
+
+#[test]
+fn an_edit_narrated_in_a_notation_of_its_own_gets_the_call_that_makes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let deps = "{\n  \"web\": {\n    \"chart-lib\": { \"version\": \"3.2.1\" }\n  },\n  \"api\": {\n    \"chart-lib\": { \"version\": \"2.9.0\" }\n  }\n}\n";
+    std::fs::write(dir.path().join("deps.json"), deps).unwrap();
+    let narrated = "Once you have the `old_string`, you can use the `edit_file` function to replace the line `api:chart-lib:2.9.0` with `api:chart-lib:3.2.1`.";
+    let r = run_task(
+        dir.path(),
+        "Find the chart-lib version web uses, then change the chart-lib version of the api package in deps.json to that same version.",
+        vec![
+            call("read_file", r#"{"path": "deps.json"}"#),
+            narrated.into(),
+            call(
+                "edit_file",
+                r#"{"path": "deps.json", "old_string": "\"chart-lib\": { \"version\": \"2.9.0\" }", "new_string": "\"chart-lib\": { \"version\": \"3.2.1\" }"}"#,
+            ),
+            "api now uses chart-lib 3.2.1.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("api now uses chart-lib 3.2.1.")
+    );
+    // The narration is held with the ready call, and the retry is decoded as a call.
+    let retry = seen(&r, 2);
+    assert!(
+        retry.contains("your answer describes the change. Make it now:")
+            && retry.contains(r#""old_string":"\"chart-lib\": { \"version\": \"2.9.0\" }""#),
+        "{retry}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        rein_protocol::ToolChoice::Required
+    );
 }
 
 #[test]

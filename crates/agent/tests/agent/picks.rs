@@ -1,7 +1,9 @@
 //! Answers and calls that use what the results showed: a later call whose values a
 //! result already gave runs without waiting, a file's text recited for a task that
 //! asks for an action is no answer, and an answer that names another item of a
-//! compared list than the task's superlative picks is held once.
+//! compared list than the task's superlative picks is held once; a later call whose
+//! value is only a word of the task's prose ("latest") waits for the result that
+//! has the value.
 
 use std::sync::Arc;
 
@@ -250,4 +252,111 @@ fn an_answer_naming_another_item_than_the_superlative_picks_is_held_once() {
         RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("It is ORD-2."));
+}
+
+/// A tool that answers every call with the same text.
+struct Canned {
+    name: &'static str,
+    property: &'static str,
+    result: &'static str,
+}
+
+impl Tool for Canned {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            kind: "function".into(),
+            function: FunctionSpec {
+                name: self.name.into(),
+                description: Some(format!("Gets a {}.", self.name)),
+                parameters: Some(json!({
+                    "type": "object",
+                    "properties": {"repo": {"type": "string"}, self.property: {"type": "string"}},
+                    "required": ["repo"]
+                })),
+            },
+        }
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, _args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        ToolOutcome::success(self.result.to_string())
+    }
+}
+
+#[test]
+fn a_later_call_whose_value_is_a_word_of_the_task_waits_for_the_result_that_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::builtin();
+    for (name, property, result) in [
+        (
+            "get_repository",
+            "repo",
+            "full_name: acme/ledger\ndefault_branch: trunk",
+        ),
+        (
+            "get_branch",
+            "branch",
+            "name: trunk\ncommit.sha: 9f3c2e1ab7d4",
+        ),
+        (
+            "get_ci_status",
+            "sha",
+            "checks:\n- name: lint, state: failure",
+        ),
+    ] {
+        registry.add(Arc::new(Canned {
+            name,
+            property,
+            result,
+        }));
+    }
+    let task = "For the repository acme/ledger, get the repository to find its default branch, get that branch to find the sha of its latest commit, then get the CI status of that commit sha and tell me which check failed.";
+    // The branch call copies `trunk` from a result; the status call sends "latest", a
+    // word of the task, before any result has a sha.
+    let chain = [
+        call(
+            "get_branch",
+            r#"{"repo": "acme/ledger", "branch": "trunk"}"#,
+        ),
+        call(
+            "get_ci_status",
+            r#"{"repo": "acme/ledger", "sha": "latest"}"#,
+        ),
+    ]
+    .join("\n");
+    let backend = ScriptedBackend::new(
+        vec![
+            call("get_repository", r#"{"repo": "acme/ledger"}"#),
+            chain,
+            call(
+                "get_ci_status",
+                r#"{"repo": "acme/ledger", "sha": "9f3c2e1ab7d4"}"#,
+            ),
+            "The lint check failed.".to_string(),
+        ],
+        true,
+    );
+    let r = run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        ran(&r.events),
+        vec!["get_repository", "get_branch", "get_ci_status"]
+    );
+    assert!(r.events.iter().any(|e| matches!(
+        e,
+        TraceEvent::CallsDeferred { tools, .. } if tools == &["get_ci_status".to_string()]
+    )));
+    assert_eq!(r.result.answer.as_deref(), Some("The lint check failed."));
 }

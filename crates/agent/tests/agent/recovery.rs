@@ -182,6 +182,22 @@ fn the_verification_guard_holds_the_answer_after_source_edits() {
     assert_eq!(held, 2, "at most twice");
     assert!(seen(&r, 2).contains("Before you finish: you changed app.py"));
 
+    // The report of the check run after the hold completes the held answer.
+    let fresh = tempfile::tempdir().unwrap();
+    let r = run_ungrounded(
+        fresh.path(),
+        vec![
+            edit.clone(),
+            "app.py now prints 1.".into(),
+            call("shell", r#"{"command": "python3 -m pytest -q || true"}"#),
+            "The project's check passed.".into(),
+        ],
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("app.py now prints 1.\n\nThe project's check passed.")
+    );
+
     // A test run clears it; a non-source file never sets it.
     let r = run(
         dir.path(),

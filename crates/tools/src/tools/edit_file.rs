@@ -120,15 +120,24 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
     }
     match starts.as_slice() {
         [] => match content.find(new) {
-            Some(start) => ToolOutcome::success(format!(
-                "No change needed: the edit is already applied (line {}); old_string is not in `{shown}` but new_string is.",
-                line_number_at(&content, start)
-            )),
+            Some(start) => ToolOutcome::success(applied_or_reversed(&content, start, &shown)),
             None => ToolOutcome::failure(not_found_reply(&content, old, &shown)),
         },
         [start] => replace(&resolved, &shown, &content, *start, old, new),
         several => ToolOutcome::failure(ambiguity_reply(&content, several, old, &shown)),
     }
+}
+
+/// The reply when old_string is missing and new_string is there at `start`: applied
+/// by an earlier call, or (when nothing changed the file) old and new swapped, as a
+/// small model writes them for "assert 0.1 == 0.15" — the line is shown either way.
+fn applied_or_reversed(content: &str, start: usize, shown: &str) -> String {
+    let number = line_number_at(content, start);
+    let line = content.lines().nth(number - 1).unwrap_or_default().trim();
+    let line: String = line.chars().take(200).collect();
+    format!(
+        "No change needed: the edit is already applied (line {number}); old_string is not in `{shown}` but new_string is. Line {number} reads: `{line}`. If no earlier call of yours made this change, old_string and new_string are the wrong way round: old_string is the text the file has now, new_string the text it should get."
+    )
 }
 
 /// The lines (`1, 6`) when every occurrence of `old` at `starts` lies inside an

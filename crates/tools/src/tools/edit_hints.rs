@@ -77,25 +77,55 @@ pub(crate) fn ambiguity_reply(content: &str, starts: &[usize], old: &str, shown:
 /// as `class Http:`), or for a line without indentation the nearest `[section]` above
 /// it; `None` when there is none.
 fn enclosing<'a>(lines: &[&'a str], line: usize) -> Option<&'a str> {
+    enclosing_line(lines, line).map(|opener| lines[opener - 1].trim())
+}
+
+/// The line number (1-based) of [`enclosing`]'s header.
+fn enclosing_line(lines: &[&str], line: usize) -> Option<usize> {
     let at = line.checked_sub(1).filter(|&at| at < lines.len())?;
     let indent = |text: &str| text.len() - text.trim_start().len();
     let own = indent(lines[at]);
-    for text in lines[..at].iter().rev() {
+    for (index, text) in lines[..at].iter().enumerate().rev() {
         let trimmed = text.trim();
         if trimmed.is_empty() {
             continue;
         }
         if own == 0 {
             if trimmed.starts_with('[') && trimmed.ends_with(']') {
-                return Some(trimmed);
+                return Some(index + 1);
             }
             continue;
         }
         if indent(text) < own {
-            return trimmed.ends_with([':', '{', '(']).then_some(trimmed);
+            return trimmed.ends_with([':', '{', '(']).then_some(index + 1);
         }
     }
     None
+}
+
+/// Block levels named in a line's path.
+const PATH_LEVELS: usize = 2;
+
+/// The names of the blocks around line `line`, outermost first, at most
+/// [`PATH_LEVELS`] (`"api" > "dependencies"` for a JSON line, `class Http > def get`),
+/// each header without its opening `{`, `:` or `(`; `None` when no header names one.
+fn block_path(lines: &[&str], line: usize) -> Option<String> {
+    let mut names = Vec::new();
+    let mut at = line;
+    while let Some(opener) = enclosing_line(lines, at) {
+        let name = lines[opener - 1]
+            .trim()
+            .trim_end_matches(['{', '(', '['])
+            .trim_end()
+            .trim_end_matches(':')
+            .trim();
+        if !name.is_empty() && names.len() < PATH_LEVELS {
+            names.push(snippet(name, SNIPPET_CHARS / 2));
+        }
+        at = opener;
+    }
+    names.reverse();
+    (!names.is_empty()).then(|| names.join(" > "))
 }
 
 /// The fewest whole lines around line `line` (1-based), at most [`CONTEXT_LINES`]
@@ -150,10 +180,23 @@ pub(crate) fn not_found_reply(content: &str, old: &str, shown: &str) -> String {
     }
     let mut reply =
         format!("old_string was not found in `{shown}`. The lines most like its first line are:\n");
-    for line in nearest {
+    // Alike lines in different blocks (`"chart-lib"` under `"web"` and under `"api"`)
+    // say which block holds each: a task names the block, not the line.
+    let lines: Vec<&str> = content.lines().collect();
+    let paths: Vec<Option<String>> = nearest.iter().map(|&l| block_path(&lines, l)).collect();
+    let named: Vec<&String> = paths.iter().flatten().collect();
+    let differ = named
+        .iter()
+        .enumerate()
+        .any(|(i, p)| named[..i].iter().any(|q| q != p));
+    for (line, path) in nearest.iter().zip(&paths) {
+        let place = match (differ, path) {
+            (true, Some(path)) => format!("{line} (in {path})"),
+            _ => line.to_string(),
+        };
         reply.push_str(&format!(
-            "  {line}: {}\n",
-            snippet(line_text(content, line), SNIPPET_CHARS)
+            "  {place}: {}\n",
+            snippet(line_text(content, *line), SNIPPET_CHARS)
         ));
     }
     reply.push_str(advice);
@@ -273,6 +316,26 @@ fn nearest_lines(content: &str, old: &str) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alike_lines_in_different_blocks_say_which_block_holds_each() {
+        let deps = "{\n  \"packages\": {\n    \"web\": {\n      \"dependencies\": {\n        \"chart-lib\": { \"version\": \"3.2.1\" },\n        \"ui-kit\": { \"version\": \"0.19.4\" }\n      }\n    },\n    \"api\": {\n      \"dependencies\": {\n        \"chart-lib\": { \"version\": \"2.9.0\" }\n      }\n    }\n  }\n}\n";
+        let reply = not_found_reply(deps, "api:chart-lib:2.9.0", "deps.json");
+        assert!(
+            reply.contains(
+                "  11 (in \"api\" > \"dependencies\"): \"chart-lib\": { \"version\": \"2.9.0\" }"
+            ),
+            "{reply}"
+        );
+        assert!(
+            reply.contains("  5 (in \"web\" > \"dependencies\"): \"chart-lib\""),
+            "{reply}"
+        );
+        // Lines of one block alone keep their bare numbers.
+        let flat = "alpha = 1\nalpha = 2\n";
+        let reply = not_found_reply(flat, "alpha = 3", "a.toml");
+        assert!(reply.contains("  1: alpha = 1"), "{reply}");
+    }
 
     #[test]
     fn several_matches_are_listed_with_lines() {

@@ -59,6 +59,13 @@ fn an_edit_already_applied_needs_no_change() {
         "{}",
         outcome.text
     );
+    // The line is shown, and the swap a small model makes is named.
+    assert!(
+        outcome.text.contains("Line 6 reads: `fn helper() {`.")
+            && outcome.text.contains("the wrong way round"),
+        "{}",
+        outcome.text
+    );
     assert!(outcome.changed_files.is_empty());
     // A rename made before: `calc` occurs only inside `calculate_total`, once or
     // more; replacing it would corrupt the name.
