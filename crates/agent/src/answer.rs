@@ -42,6 +42,29 @@ impl<B: Backend> Agent<B> {
             },
             false => text,
         };
+        // No tool fits: a reply about the tools ("No tool fits.", "No tool can run.")
+        // or a copy of the note is not the answer the question wants; asked once more,
+        // as an answer.
+        if run.from_knowledge
+            && self.strategy.guards_answers()
+            && (talks_about_tools(&text) || echoes_the_note(run, &text))
+            && run.holds.allow(&Held::NotAnAnswer(NotAnswer::EchoesNote))
+        {
+            run.answer_only = true;
+            let note = format!(
+                "That was not an answer: it talks about the tools, and no tool is needed here. Answer the question itself, from what you know, in one or two sentences: {}",
+                run.task()
+            );
+            let detail = format!("not_an_answer: {}", first_line(&text));
+            return self.retry(
+                run,
+                FailureClass::NotAnAnswer,
+                &detail,
+                Some(note),
+                RetryMode::Same,
+                events,
+            );
+        }
         let held = match self.strategy.guards_answers() && echoes_the_note(run, &text) {
             true => Some(Held::NotAnAnswer(NotAnswer::EchoesNote)),
             // No tool fits: the answer is the model's own ("12 × 12 = 144 … the final
@@ -297,9 +320,13 @@ impl<B: Backend> Agent<B> {
             // write now would copy what no tool returned.
             // A real result quoted in result tags after some words is an answer
             // that shows its source, not a made-up one.
+            // (Written inside a string, its quotes and line ends escaped.)
             let why = not_an_answer(text, &self.tool_names).filter(|why| {
                 !matches!(why, NotAnswer::PlanThenMadeUpResult(_))
-                    || !tagged_result(text).is_some_and(|inner| echoes_a_result(run, inner))
+                    || !tagged_result(text).is_some_and(|inner| {
+                        let unescaped = inner.replace("\\\"", "\"").replace("\\n", "\n");
+                        echoes_a_result(run, inner) || echoes_a_result(run, unescaped.trim())
+                    })
             });
             if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
                 let held = Held::NotAnAnswer(call_shaped);
@@ -417,6 +444,16 @@ fn result_tags_inner(text: &str) -> Option<&str> {
         .strip_suffix("</tool_response>")?
         .trim();
     (!inner.is_empty() && !inner.contains("<tool_response>")).then_some(inner)
+}
+
+/// Whether `text` is a short reply about the tools rather than about the question
+/// ("No tool fits.", "There is no function for that.").
+fn talks_about_tools(text: &str) -> bool {
+    let lower = text.trim().to_lowercase();
+    lower.chars().count() < 80
+        && lower
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|word| matches!(word, "tool" | "tools" | "function" | "functions"))
 }
 
 /// The final answer `text`, after the answer held for the verification guard when a

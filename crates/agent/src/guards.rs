@@ -274,6 +274,8 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
 
 /// The most characters of a plan quoted back in a note.
 const PLAN_QUOTED: usize = 400;
+/// The fewest words before the tag that make a plan.
+const PLAN_WORDS: usize = 4;
 
 /// The words before a `<tool_response>` that `text` writes after prose ("The
 /// cheapest flight is WN-2240 … Now, I will book this flight." and then a booking
@@ -283,7 +285,13 @@ const PLAN_QUOTED: usize = 400;
 pub(crate) fn plan_before_made_up_result(text: &str) -> Option<String> {
     let before = &text[..text.find("<tool_response>")?];
     let plan: String = before.split_whitespace().collect::<Vec<_>>().join(" ");
-    if !plan.chars().any(char::is_alphabetic) {
+    // Prose: a few words, not a call written as code around the tag
+    // (`write_file("notes.txt", "<tool_response>…`).
+    let words = plan
+        .split(' ')
+        .filter(|word| word.chars().any(char::is_alphabetic))
+        .count();
+    if words < PLAN_WORDS {
         return None;
     }
     let skip = plan.chars().count().saturating_sub(PLAN_QUOTED);
@@ -687,6 +695,13 @@ mod tests {
             Some(NotAnswer::FakeResult)
         );
         assert_eq!(plan_before_made_up_result("- 1. <tool_response>x"), None);
+        // A call written as code around the tag is no plan.
+        assert_eq!(
+            plan_before_made_up_result(
+                "write_file(\"ephemeral.txt\", \"<tool_response>\nephemeral (adjective)\n</tool_response>\")"
+            ),
+            None
+        );
     }
 
     #[test]

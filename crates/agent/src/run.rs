@@ -193,6 +193,7 @@ impl<B: Backend> Agent<B> {
             }
             run.turns += 1;
             run.requests += 1;
+            self.last_turn_answers(&mut run);
             if let Some(size) = run.prompt_size {
                 let note = run.note.clone();
                 self.keep_in_context(&mut run.history, note.as_deref(), size, run.turns, events);
@@ -504,6 +505,29 @@ impl<B: Backend> Agent<B> {
             planned: &memory.planned,
             answering,
         }
+    }
+
+    /// The turn the budget allows last answers (`full`): with results in hand and no
+    /// file asked for, a reply decoded as the answer beats one more call that no
+    /// turn would follow (a small model calling its create again ends with none).
+    fn last_turn_answers(&self, run: &mut RunState) {
+        let last = run.turns == self.config.max_turns && self.config.max_turns > 1;
+        if !last
+            || !self.strategy.guards_answers()
+            || run.answer_only
+            || !run.memory.results_in_hand()
+            || run.memory.task_asks_for_a_file()
+            || !run.memory.planned.is_empty()
+        {
+            return;
+        }
+        run.answer_only = true;
+        run.forced = None;
+        let last = "This is the last turn: reply to the task now with what the results above say.";
+        run.note = Some(match run.note.take() {
+            Some(note) => format!("{note}\n{last}"),
+            None => last.to_string(),
+        });
     }
 
     fn budget_exhausted(&self, run: &RunState) -> Option<StopReason> {

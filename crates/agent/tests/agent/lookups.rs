@@ -55,6 +55,10 @@ impl Tool for Lookup {
 }
 
 fn run_lookups(dir: &Path, task: &str, backend: ScriptedBackend) -> Run {
+    run_lookups_with(dir, task, backend, RunConfig::new(Profile::Full))
+}
+
+fn run_lookups_with(dir: &Path, task: &str, backend: ScriptedBackend, config: RunConfig) -> Run {
     let mut registry = Registry::builtin();
     registry.add(Arc::new(Lookup {
         name: "get_weather",
@@ -67,7 +71,7 @@ fn run_lookups(dir: &Path, task: &str, backend: ScriptedBackend) -> Run {
         name: "send_report",
         answers: vec![],
     }));
-    run_with_tools(dir, task, backend, &registry, RunConfig::new(Profile::Full))
+    run_with_tools(dir, task, backend, &registry, config)
 }
 
 fn weather(city: &str) -> String {
@@ -190,7 +194,7 @@ fn a_second_ungrounded_lookup_is_a_request_no_tool_fits() {
     let backend = ScriptedBackend::new(
         vec![
             rome.clone(),
-            rome,
+            rome.clone(),
             "The function `get_weather` was not run: no tool fits. Answer it yourself, from what you know.".to_string(),
             worked.to_string(),
         ],
@@ -201,6 +205,55 @@ fn a_second_ungrounded_lookup_is_a_request_no_tool_fits() {
     assert_eq!(
         recoveries(&r.events),
         vec!["ungrounded", "ungrounded", "not_an_answer"]
+    );
+    // Nor is a reply about the tools: it is asked once more, as the answer.
+    for about in ["No tool fits.", "No tool can run."] {
+        let backend = ScriptedBackend::new(
+            vec![
+                rome.clone(),
+                rome.clone(),
+                about.to_string(),
+                "144".to_string(),
+            ],
+            true,
+        );
+        let r = run_lookups(dir.path(), "What is 12 times 12?", backend);
+        assert_eq!(r.result.answer.as_deref(), Some("144"), "{about}");
+        assert!(r.agent.backend().requests[3].request.prose);
+        assert!(
+            last_note(&r, 3).ends_with("in one or two sentences: What is 12 times 12?"),
+            "{}",
+            last_note(&r, 3)
+        );
+    }
+}
+
+#[test]
+fn the_last_turn_the_budget_allows_is_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = ScriptedBackend::new(
+        vec![
+            weather("Oslo"),
+            weather("Madrid"),
+            "Oslo: 9.4 °C, Madrid: 31.7 °C.".to_string(),
+        ],
+        true,
+    );
+    let mut config = RunConfig::new(Profile::Full);
+    config.max_turns = 3;
+    let r = run_lookups_with(dir.path(), TASK, backend, config);
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Oslo: 9.4 °C, Madrid: 31.7 °C.")
+    );
+    let requests = &r.agent.backend().requests;
+    assert!(!requests[1].request.prose && requests[2].request.prose);
+    assert!(
+        last_note(&r, 2).ends_with(
+            "This is the last turn: reply to the task now with what the results above say."
+        ),
+        "{}",
+        last_note(&r, 2)
     );
 }
 
