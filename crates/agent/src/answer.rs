@@ -55,15 +55,7 @@ impl<B: Backend> Agent<B> {
                 "That was not an answer: it talks about the tools, and no tool is needed here. Answer the question itself, from what you know, in one or two sentences: {}",
                 run.task()
             );
-            let detail = format!("not_an_answer: {}", first_line(&text));
-            return self.retry(
-                run,
-                FailureClass::NotAnAnswer,
-                &detail,
-                Some(note),
-                RetryMode::Same,
-                events,
-            );
+            return self.retry_not_an_answer(run, &text, note, events);
         }
         let held = match self.strategy.guards_answers() && echoes_the_note(run, &text) {
             true => Some(Held::NotAnAnswer(NotAnswer::EchoesNote)),
@@ -112,15 +104,7 @@ impl<B: Backend> Agent<B> {
                 let note = self.with_meant_file(run, &text, note);
                 // A copied note came from an answer-only turn: so is its retry.
                 run.answer_only |= run.repeats >= 1 || echoed;
-                let detail = format!("not_an_answer: {}", first_line(&text));
-                return self.retry(
-                    run,
-                    FailureClass::NotAnAnswer,
-                    &detail,
-                    Some(note),
-                    RetryMode::Same,
-                    events,
-                );
+                return self.retry_not_an_answer(run, &text, note, events);
             }
         }
         match held {
@@ -221,6 +205,25 @@ impl<B: Backend> Agent<B> {
                 self.retry(run, class, &detail, Some(note), mode, events)
             }
         }
+    }
+
+    /// The same request again with `note`, for a reply `text` that is not an answer.
+    fn retry_not_an_answer(
+        &self,
+        run: &mut RunState,
+        text: &str,
+        note: String,
+        events: &mut dyn EventSink,
+    ) -> Flow {
+        let detail = format!("not_an_answer: {}", first_line(text));
+        self.retry(
+            run,
+            FailureClass::NotAnAnswer,
+            &detail,
+            Some(note),
+            RetryMode::Same,
+            events,
+        )
     }
 
     /// A tool that already ran with success, and its latest result: the one `text`

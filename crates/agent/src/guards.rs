@@ -282,7 +282,7 @@ const PLAN_WORDS: usize = 4;
 /// result no tool gave): the step the model chose, with its values, which the retry
 /// is asked to take. The last [`PLAN_QUOTED`] characters of it, from a sentence's
 /// start where one lies within them. `None` without prose before the tag.
-pub(crate) fn plan_before_made_up_result(text: &str) -> Option<String> {
+fn plan_before_made_up_result(text: &str) -> Option<String> {
     let before = &text[..text.find("<tool_response>")?];
     let plan: String = before.split_whitespace().collect::<Vec<_>>().join(" ");
     // Prose: a few words, not a call written as code around the tag

@@ -117,31 +117,10 @@ pub(crate) fn validate(
                 shows_result: false,
             })
         }
-        Some(CallCheck::Valid) if placeholder(&call.arguments).is_some() => {
-            let (key, marker) = placeholder(&call.arguments).unwrap_or_default();
-            Err(Rejection {
-                class: FailureClass::Schema,
-                detail: format!("{}: `{key}` is the placeholder `{marker}`", call.name),
-                note: format!(
-                    "Your call of `{}` was not run: `{key}` holds `{marker}`, which marks where tool results are shown to you; no tool can read it. Put the text itself in `{key}` and call it again.",
-                    call.name
-                ),
-                shows_result: true,
-            })
-        }
-        Some(CallCheck::Valid) if marked_copy(&call.arguments).is_some() => {
-            let (key, marker) = marked_copy(&call.arguments).unwrap_or_default();
-            Err(Rejection {
-                class: FailureClass::Schema,
-                detail: format!("{}: `{key}` opens with `{marker}`", call.name),
-                note: format!(
-                    "Your call of `{}` was not run: `{key}` opens with `{marker}`, the marker of tool results, copied with the text after it; it would end up in the file. Call it again with only the text itself in `{key}`, without the marker.",
-                    call.name
-                ),
-                shows_result: true,
-            })
-        }
         Some(CallCheck::Valid) => {
+            if let Some(rejection) = marker_rejection(&call) {
+                return Err(rejection);
+            }
             report_repair(&call, turn, events);
             if call.arguments != call.written_arguments {
                 events.emit(&RunEvent::Coerced {
@@ -160,8 +139,32 @@ pub(crate) fn validate(
     }
 }
 
-/// A string argument that is only a conversation marker (`<tool_response>`), which a
-/// small model writes for "the result above": its key and the marker.
+/// The refusal of a valid call whose string argument is a conversation marker where
+/// text belongs: the marker alone (or a template variable), or a result copied with
+/// its marker.
+fn marker_rejection(call: &ProposedCall) -> Option<Rejection> {
+    let (key, marker, note) = if let Some((key, marker)) = placeholder(&call.arguments) {
+        let note = format!(
+            "Your call of `{}` was not run: `{key}` holds `{marker}`, which marks where tool results are shown to you; no tool can read it. Put the text itself in `{key}` and call it again.",
+            call.name
+        );
+        (key, format!("is the placeholder `{marker}`"), note)
+    } else {
+        let (key, marker) = marked_copy(&call.arguments)?;
+        let note = format!(
+            "Your call of `{}` was not run: `{key}` opens with `{marker}`, the marker of tool results, copied with the text after it; it would end up in the file. Call it again with only the text itself in `{key}`, without the marker.",
+            call.name
+        );
+        (key, format!("opens with `{marker}`"), note)
+    };
+    Some(Rejection {
+        class: FailureClass::Schema,
+        detail: format!("{}: `{key}` {marker}", call.name),
+        note,
+        shows_result: true,
+    })
+}
+
 /// The markers of calls and results in the prompt.
 const MARKERS: [&str; 4] = [
     "<tool_response>",
@@ -181,6 +184,8 @@ fn marked_copy(arguments: &Value) -> Option<(String, String)> {
     })
 }
 
+/// A string argument that is only a conversation marker (`<tool_response>`), which a
+/// small model writes for "the result above": its key and the marker.
 fn placeholder(arguments: &Value) -> Option<(String, String)> {
     arguments.as_object()?.iter().find_map(|(key, value)| {
         let text = value.as_str()?.trim();

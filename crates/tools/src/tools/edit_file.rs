@@ -133,8 +133,10 @@ fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) -> ToolOutcome 
 /// small model writes them for "assert 0.1 == 0.15" — the line is shown either way.
 fn applied_or_reversed(content: &str, start: usize, shown: &str) -> String {
     let number = line_number_at(content, start);
-    let line = content.lines().nth(number - 1).unwrap_or_default().trim();
-    let line: String = line.chars().take(200).collect();
+    let line = prefix_chars(
+        content.lines().nth(number - 1).unwrap_or_default().trim(),
+        200,
+    );
     format!(
         "No change needed: the edit is already applied (line {number}); old_string is not in `{shown}` but new_string is. Line {number} reads: `{line}`. If no earlier call of yours made this change, old_string and new_string are the wrong way round: old_string is the text the file has now, new_string the text it should get."
     )
