@@ -1,5 +1,6 @@
 //! Keeping a run inside its token budget: when the conversation passes a fraction of
-//! the budget, older tool results are summarized deterministically, while the system
+//! the budget, older tool results are summarized deterministically (then cut, then
+//! dropped to a stub when even that is too much), while the system
 //! prompt, the task (first user message), the latest user message and the most recent
 //! turns stay verbatim. Compaction is rare and rewrites only old messages, so the
 //! cached KV prefix survives most turns.
@@ -97,6 +98,18 @@ pub fn compact(
     for index in 0..history.len() {
         cut(history, index);
     }
+    // Many cut results can still be too many (a model that calls again and again):
+    // then results are dropped to a one-line stub, oldest first, never the newest.
+    // The calls stay, so every result still answers its call.
+    for index in 0..last {
+        if pinned.contains(&index) || !over(history) {
+            continue;
+        }
+        if let Some(stub) = stub_of(&history[index]) {
+            history[index].content = Some(stub);
+            summarized += 1;
+        }
+    }
     (summarized > 0).then(|| Compaction {
         tokens_before,
         tokens_after: total(history),
@@ -111,6 +124,7 @@ fn summary_of(message: &Message) -> Option<String> {
     if message.role != Role::Tool
         || content.starts_with(SUMMARY_MARK)
         || content.starts_with(CUT_MARK)
+        || content.starts_with(DROP_MARK)
     {
         return None;
     }
@@ -123,7 +137,8 @@ fn summary_of(message: &Message) -> Option<String> {
 /// was cut already or is no shorter.
 fn cut_of(message: &Message) -> Option<String> {
     let content = message.content.as_deref()?;
-    if message.role != Role::Tool || content.starts_with(CUT_MARK) {
+    if message.role != Role::Tool || content.starts_with(CUT_MARK) || content.starts_with(DROP_MARK)
+    {
         return None;
     }
     let lines: Vec<&str> = content
@@ -144,6 +159,20 @@ fn cut_of(message: &Message) -> Option<String> {
 
 /// How a result cut to fit starts (so it is never cut twice).
 const CUT_MARK: &str = "[cut:";
+
+/// What replaces a tool result when even cut results do not fit; `None` when it was
+/// dropped already or is no longer than the stub.
+fn stub_of(message: &Message) -> Option<String> {
+    let content = message.content.as_deref()?;
+    (message.role == Role::Tool && !content.starts_with(DROP_MARK) && content.len() > DROPPED.len())
+        .then(|| DROPPED.to_string())
+}
+
+/// How a dropped result starts.
+const DROP_MARK: &str = "[dropped:";
+
+/// A dropped result, whole.
+const DROPPED: &str = "[dropped: removed to fit the context; call again if you still need it]";
 
 /// Lines a cut result keeps.
 const CUT_LINES: usize = 3;
@@ -531,6 +560,49 @@ mod tests {
         assert!(total as f64 <= 600.0 * policy.trigger, "{total}");
         let older = history[3].content.as_deref().unwrap();
         assert!(older.starts_with(CUT_MARK), "{older}");
+    }
+
+    #[test]
+    fn when_cut_results_are_still_too_many_the_oldest_are_dropped_to_a_stub() {
+        // A small model that reads the same huge log twenty times: every result cut
+        // to its first lines is still too much together (trace: file-too-large).
+        let log = (0..400)
+            .map(|i| {
+                format!(
+                    "2024-06-14T02:58:{:02}.052Z INFO [db] checkpoint {i} {}",
+                    i % 60,
+                    "x".repeat(150)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut history = vec![Message::system("rules"), Message::user("find EVT-77812")];
+        for i in 0..20 {
+            history.push(Message::assistant(format!("reading at offset {i}")));
+            history.push(Message::tool_result(
+                format!("call_{i}"),
+                "read_file",
+                log.clone(),
+            ));
+        }
+        let policy = ContextPolicy::new(1_000);
+        let original = history.clone();
+        compact(&mut history, &policy, by_chars).expect("compacted");
+        let total: usize = history.iter().map(by_chars).sum();
+        assert!(total as f64 <= 1_000.0 * policy.trigger, "{total}");
+        assert_eq!(history[3].content.as_deref(), Some(DROPPED));
+        let newest = history.last().unwrap().content.as_deref().unwrap();
+        assert!(!newest.starts_with(DROP_MARK), "{newest}");
+        // Every call keeps a result, and nothing but results changed.
+        assert_eq!(history.len(), original.len());
+        for (before, after) in original.iter().zip(&history) {
+            assert_eq!(before.role, after.role);
+            assert_eq!(before.tool_call_id, after.tool_call_id);
+        }
+        // A dropped result is not dropped again.
+        let again = history.clone();
+        compact(&mut history, &policy, by_chars);
+        assert_eq!(history, again);
     }
 
     #[test]
