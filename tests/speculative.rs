@@ -1,6 +1,7 @@
-//! Speculative decoding by prompt lookup on the real tiny model: drafted tokens the
-//! sampler picks are kept (fewer `decode`s), the grammar still decides every token,
-//! and a session's KV cache holds exactly the kept tokens for its next turn.
+//! Speculative decoding by prompt lookup, and by a draft model, on the real tiny model:
+//! drafted tokens the sampler picks are kept (fewer `decode`s), the grammar still
+//! decides every token, and a session's KV cache holds exactly the kept tokens for its
+//! next turn. A draft model with another tokenizer is refused.
 //!
 //! Greedy output equals plain decoding's wherever batched and single-token kernels
 //! round alike: the verification batch runs other matrix kernels than a one-token
@@ -13,7 +14,7 @@ use rein_llama::{
 };
 use rein_protocol::Message;
 
-use crate::support::tiny_model;
+use crate::support::{model_path, tiny_model};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
@@ -22,12 +23,24 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-async fn load(draft_tokens: u32) -> LocalModel {
+fn config(draft_tokens: u32) -> EngineConfig {
     let mut config = EngineConfig::new(tiny_model());
     config.n_ctx = Some(4096);
     config.threads = Some(2);
     config.max_sessions = 2;
     config.draft_tokens = draft_tokens;
+    config
+}
+
+async fn load(draft_tokens: u32) -> LocalModel {
+    LocalModel::new(Engine::load(config(draft_tokens)).await.unwrap()).unwrap()
+}
+
+/// The tiny model drafting for itself: the same tokenizer, so it is accepted, and its
+/// greedy drafts are the target's own picks up to the rounding of batched kernels.
+async fn load_with_draft_model(draft_tokens: u32) -> LocalModel {
+    let mut config = config(draft_tokens);
+    config.draft_model = Some(tiny_model());
     LocalModel::new(Engine::load(config).await.unwrap()).unwrap()
 }
 
@@ -128,5 +141,64 @@ fn a_session_goes_on_from_exactly_the_kept_tokens_beside_another_session() {
         assert_eq!(plain_run.2.reused_tokens, drafting_run.2.reused_tokens);
         assert!(drafting_run.2.reused_tokens >= drafting_run.0.prompt_tokens);
         assert!(drafting_run.0.accepted_tokens + drafting_run.1.accepted_tokens > 0);
+    });
+}
+
+#[test]
+fn a_draft_model_drafts_what_plain_decoding_picks_across_turns_and_under_a_grammar() {
+    let _model = rein_test_support::model_lock();
+    runtime().block_on(async {
+        let plain = load(0).await;
+        let drafting = load_with_draft_model(3).await;
+        let mut session = drafting.engine().session().await.unwrap();
+        let mut plain_session = plain.engine().session().await.unwrap();
+        let prompt = copy_prompt(&drafting, "");
+        let expected = plain_session
+            .generate(greedy(prompt.clone(), 48))
+            .await
+            .unwrap();
+        let got = session.generate(greedy(prompt.clone(), 48)).await.unwrap();
+        assert_eq!(got.text, expected.text);
+        assert!(got.drafted_tokens > 0, "{got:?}");
+        assert!(got.accepted_tokens > 0, "{got:?}");
+        // The next turn of the same session: the draft model's sequence is brought up
+        // to the new prompt (its old drafts cut), and the reply is still plain's.
+        let next = format!("{prompt}{}\nAnd the last line once more:\n", got.text);
+        let expected = plain_session
+            .generate(greedy(next.clone(), 24))
+            .await
+            .unwrap();
+        let two = session.generate(greedy(next, 24)).await.unwrap();
+        assert_eq!(two.text, expected.text);
+        assert_eq!(two.reused_tokens, expected.reused_tokens);
+
+        // Under a grammar that pins the reply down, drafts the grammar refuses are
+        // never kept.
+        let line = "src/cli.py:7: # TODO: read the delimiter from --sep";
+        let mut pinned = greedy(copy_prompt(&drafting, "\nNow only the first line:"), 64);
+        pinned.grammar = Some(only(line));
+        let out = generate(&drafting, pinned).await;
+        assert_eq!(out.text, line);
+        assert!(out.drafted_tokens > 0, "{out:?}");
+    });
+}
+
+#[test]
+fn a_draft_model_with_another_tokenizer_is_refused_with_the_reason() {
+    let _model = rein_test_support::model_lock();
+    runtime().block_on(async {
+        // SmolLM2 (49,152 tokens) cannot draft for Qwen2.5-Coder (151,936).
+        let mut config = config(3);
+        config.model_path = model_path("small");
+        config.draft_model = Some(tiny_model());
+        let error = Engine::load(config).await.unwrap_err().to_string();
+        assert!(
+            error.contains("the draft model cannot be used") && error.contains("tokenizer"),
+            "{error}"
+        );
+        assert!(
+            error.contains("49152") && error.contains("151936"),
+            "{error}"
+        );
     });
 }

@@ -9,7 +9,7 @@
 //! `speculative`: agent-shaped replies with prompt-lookup drafting against plain
 //! decoding (bench_speculative.rs).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
@@ -259,6 +259,8 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
     let engine = Engine::load(config).await?;
     let model = engine.info().description.clone();
     let mut rates = serde_json::Map::new();
+    let mut decode_rates = serde_json::Map::new();
+    let mut total_rates = serde_json::Map::new();
     let mut prompts = serde_json::Map::new();
     for &count in &args.sessions {
         let started = Instant::now();
@@ -273,17 +275,27 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
             }));
         }
         let (mut generated, mut evaluated, mut cached) = (0usize, 0usize, 0usize);
+        let mut decode_window = Duration::ZERO;
         for task in tasks {
             let output = task.await??;
             generated += output.tokens.len();
             evaluated += output.prompt_tokens - output.reused_tokens;
             cached += output.reused_tokens;
+            decode_window = decode_window.max(output.decode_time);
         }
-        let rate = generated as f64 / started.elapsed().as_secs_f64();
+        let wall = started.elapsed().as_secs_f64();
+        let rate = generated as f64 / wall;
+        // As llama-batched-bench counts: tokens after each session's first over the
+        // longest decode (S_TG), and prompt plus generated tokens over the wall time (S).
+        let after_first = generated.saturating_sub(count as usize);
+        let decode_rate = after_first as f64 / decode_window.as_secs_f64().max(1e-9);
+        let total_rate = (generated + evaluated) as f64 / wall;
         if !args.json {
             println!("{count} sessions: {generated} tokens, {rate:.1} tokens/s in aggregate ({evaluated} prompt tokens evaluated, {cached} from a cache)");
         }
         rates.insert(count.to_string(), json!(round(rate)));
+        decode_rates.insert(count.to_string(), json!(round(decode_rate)));
+        total_rates.insert(count.to_string(), json!(round(total_rate)));
         prompts.insert(
             count.to_string(),
             json!({"evaluated_tokens": evaluated, "cached_tokens": cached}),
@@ -301,6 +313,8 @@ async fn concurrency(args: ConcurrencyArgs) -> anyhow::Result<()> {
                 "model": model,
                 "tokens_per_session": args.tokens,
                 "aggregate_tokens_per_s": rates,
+                "decode_tokens_per_s": decode_rates,
+                "total_tokens_per_s": total_rates,
                 "prompt_tokens": prompts,
                 "join": join,
             })

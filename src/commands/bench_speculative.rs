@@ -1,5 +1,5 @@
-//! `rein bench speculative`: how fast agent-shaped replies decode with prompt-lookup
-//! drafting against plain decoding, on two engines of the same model. Each scenario is
+//! `rein bench speculative`: how fast agent-shaped replies decode with drafting (prompt
+//! lookup, or `--draft-model`) against plain decoding, on two engines of the same model. Each scenario is
 //! an agent turn as the loop sends it (the built-in tools rendered by the model's
 //! template, the call grammar under `auto`, history with calls and results like those
 //! of the eval traces); both arms decode it greedily, so their texts must be
@@ -20,7 +20,9 @@ use super::bench::{median, round};
 #[derive(Args)]
 pub struct SpeculativeBenchArgs {
     /// The model and how it is loaded; its `--draft-tokens` is the speculative arm's
-    /// draft length (8 when not given).
+    /// draft length (8 when not given; 3 with `--draft-model`), and its
+    /// `--draft-model` the speculative arm's draft source (prompt lookup when not
+    /// given).
     #[command(flatten)]
     pub model: super::ModelArgs,
     /// Repetitions (interleaved arms; medians over repetitions are reported).
@@ -155,15 +157,18 @@ fn thousandths(value: f64) -> f64 {
 /// Runs `rein bench speculative`.
 pub async fn run(args: SpeculativeBenchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.reps >= 1, "--reps needs at least 1");
-    let draft_tokens = match args.model.draft_tokens {
-        0 => DEFAULT_DRAFT,
-        n => n,
-    };
     let path = args.model.resolve()?;
     let mut plain_config = args.model.engine_config(path, None, 1)?;
+    let draft_model = plain_config.draft_model.take();
+    let draft_tokens = match (args.model.draft_tokens, &draft_model) {
+        (0, None) => DEFAULT_DRAFT,
+        (0, Some(_)) => plain_config.draft_tokens,
+        (n, _) => n,
+    };
     plain_config.draft_tokens = 0;
     let mut drafting_config = plain_config.clone();
     drafting_config.draft_tokens = draft_tokens;
+    drafting_config.draft_model = draft_model.clone();
     let plain = LocalModel::new(Engine::load(plain_config).await?)?;
     let drafting = LocalModel::new(Engine::load(drafting_config).await?)?;
     let tools = ToolSet::prepare(&rein_tools::Registry::builtin().specs())?;
@@ -230,6 +235,10 @@ pub async fn run(args: SpeculativeBenchArgs) -> anyhow::Result<()> {
     let result = json!({
         "model": plain.engine().info().description,
         "draft_tokens": draft_tokens,
+        "draft_source": match &draft_model {
+            Some(path) => format!("draft model {}", path.display()),
+            None => "prompt lookup".to_string(),
+        },
         "reps": args.reps,
         "plain_tokens_per_s": round(plain_rate),
         "speculative_tokens_per_s": round(drafting_rate),

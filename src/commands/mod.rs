@@ -96,12 +96,63 @@ pub struct ModelArgs {
     /// kernels (docs/decisions/0031).
     #[arg(long, default_value_t = 0)]
     pub draft_tokens: u32,
+    /// Speculative decoding with a smaller model of the same family drafting the
+    /// tokens (a name, a .gguf path or hf:…), e.g. `small` for `default`; refused when
+    /// its tokenizer differs. Drafts `--draft-tokens` tokens a step (3 when not given);
+    /// its weights and KV cache are part of the memory plan.
+    #[arg(long)]
+    pub draft_model: Option<String>,
+    /// `--draft-model`'s file once resolved.
+    #[arg(skip)]
+    pub draft_path: std::sync::OnceLock<PathBuf>,
 }
+
+/// Tokens a draft model drafts per step when `--draft-tokens` is not given.
+const DEFAULT_MODEL_DRAFT: u32 = 3;
 
 impl ModelArgs {
     /// The verified local file of `--model`, pulled first unless `--no-pull`.
     pub fn resolve(&self) -> anyhow::Result<PathBuf> {
         resolve(&self.model, !self.no_pull)
+    }
+
+    /// The verified local file of `--draft-model` (resolved once), if one is given.
+    pub fn resolve_draft(&self) -> anyhow::Result<Option<PathBuf>> {
+        let Some(name) = &self.draft_model else {
+            return Ok(None);
+        };
+        if let Some(path) = self.draft_path.get() {
+            return Ok(Some(path.clone()));
+        }
+        let path = resolve(name, !self.no_pull)?;
+        Ok(Some(self.draft_path.get_or_init(|| path).clone()))
+    }
+
+    /// The machine's free memory less what the draft model (if any) will take for
+    /// `request`: both models share it.
+    fn machine_for(
+        &self,
+        request: rein_models::PlanRequest,
+    ) -> anyhow::Result<rein_models::Machine> {
+        let mut machine = rein_llama::machine();
+        let Some(path) = self.resolve_draft()? else {
+            return Ok(machine);
+        };
+        let info = rein_models::GgufInfo::read(&path)?;
+        // The draft model's KV cache is f16 whatever the model's is.
+        let request = rein_models::PlanRequest {
+            kv_type: rein_models::KvCacheType::F16,
+            ..request
+        };
+        let draft = rein_models::plan_memory(&info, request, &machine);
+        let sessions = request.sessions;
+        machine.ram = machine
+            .ram
+            .map(|free| free.saturating_sub(draft.ram.total(sessions)));
+        if let Some(gpu) = machine.gpus.first_mut() {
+            gpu.free = gpu.free.saturating_sub(draft.gpu.total(sessions));
+        }
+        Ok(machine)
     }
 
     /// The memory plan for `sessions` sessions of `ctx_per_session` tokens of the model
@@ -125,7 +176,7 @@ impl ModelArgs {
             self.kv,
             self.gpu_layers,
         );
-        let plan = rein_models::plan_admitted(info, request, &rein_llama::machine())
+        let plan = rein_models::plan_admitted(info, request, &self.machine_for(request)?)
             .map_err(anyhow::Error::msg)?;
         if plan.request.sessions < sessions {
             tracing::warn!(
@@ -156,6 +207,11 @@ impl ModelArgs {
         config.threads = self.threads;
         config.kv_type = self.kv;
         config.draft_tokens = self.draft_tokens;
+        // Resolved by the memory plan that comes first.
+        config.draft_model = self.draft_path.get().cloned();
+        if config.draft_model.is_some() && config.draft_tokens == 0 {
+            config.draft_tokens = DEFAULT_MODEL_DRAFT;
+        }
         config
     }
 
@@ -177,6 +233,7 @@ impl ModelArgs {
                 if reason.contains("unknown dtype") =>
             {
                 tracing::warn!(%reason, "no memory plan for this model");
+                self.resolve_draft()?;
                 let mut config = self.base_config(path, sessions);
                 config.n_ctx = ctx_per_session.and_then(|c| c.checked_mul(sessions));
                 if let rein_models::GpuLayers::Fixed(n) = self.gpu_layers {

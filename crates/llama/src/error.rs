@@ -50,6 +50,9 @@ pub enum EngineError {
     /// `decode` failed.
     #[error("llama.cpp decode failed: {0}")]
     Decode(String),
+    /// The draft model for speculative decoding cannot draft for this model.
+    #[error("the draft model cannot be used: {0}")]
+    DraftModel(String),
     /// The engine's thread is gone.
     #[error("the engine thread stopped")]
     EngineGone,

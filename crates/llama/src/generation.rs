@@ -101,9 +101,15 @@ impl Active {
         self.generated.len() >= self.max_tokens
     }
 
-    /// At most `max` tokens drafted by prompt lookup to follow `next`: no more than the
-    /// generation may still produce after it, nor than its context still holds.
-    pub(crate) fn draft(&self, max: usize, n_ctx: usize) -> Vec<TokenId> {
+    /// At most `max` tokens drafted to follow `next` — by `draft_model` when there is
+    /// one, else by prompt lookup: no more than the generation may still produce after
+    /// it, nor than its context still holds.
+    pub(crate) fn draft(
+        &self,
+        max: usize,
+        n_ctx: usize,
+        draft_model: Option<&mut crate::draft_model::DraftModel<'_>>,
+    ) -> Vec<TokenId> {
         let left = self.max_tokens.saturating_sub(self.generated.len() + 1);
         let room = n_ctx.saturating_sub(self.cached.len() + 2);
         let max = max.min(left).min(room);
@@ -113,7 +119,10 @@ impl Active {
         let mut sequence = Vec::with_capacity(self.cached.len() + 1);
         sequence.extend_from_slice(&self.cached);
         sequence.push(self.next.0);
-        crate::lookup::draft(&sequence, max)
+        match draft_model {
+            Some(model) => model.draft(self.seq, &sequence, max),
+            None => crate::lookup::draft(&sequence, max),
+        }
     }
 
     /// Takes a sampled token: streams its text, and says whether the generation stops

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod backend;
+mod draft_model;
 mod engine;
 mod error;
 mod generation;

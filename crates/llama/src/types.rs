@@ -35,11 +35,15 @@ pub struct EngineConfig {
     /// Keep the KV of prompts' stable prefixes on disk for the next process (see
     /// [`GenerateRequest::persist_prefix`]); `None` = no cache on disk.
     pub prompt_cache: Option<crate::PromptCacheConfig>,
-    /// Tokens drafted by prompt lookup and verified in the same `decode` as each
-    /// generated token (speculative decoding); 0 = plain decoding. A drafted token is
-    /// kept only where the sampler picks it, so the output is plain decoding's up to
-    /// the rounding of batched kernels (docs/decisions/0031).
+    /// Tokens drafted (by prompt lookup, or by `draft_model` when one is set) and
+    /// verified in the same `decode` as each generated token (speculative decoding);
+    /// 0 = plain decoding. A drafted token is kept only where the sampler picks it, so
+    /// the output is plain decoding's up to the rounding of batched kernels
+    /// (docs/decisions/0031).
     pub draft_tokens: u32,
+    /// A smaller GGUF model with the same tokenizer that drafts the tokens (instead of
+    /// prompt lookup); refused at load when its tokenizer differs.
+    pub draft_model: Option<PathBuf>,
     /// A prompt evaluated while other generations run shares each `decode` with their
     /// next tokens (one call per step instead of two).
     pub mixed_batches: bool,
@@ -75,6 +79,7 @@ impl EngineConfig {
             kv_type: KvCacheType::F16,
             prompt_cache: None,
             draft_tokens: 0,
+            draft_model: None,
             mixed_batches: true,
         }
     }

@@ -15,6 +15,7 @@ use llama_cpp_2::token::LlamaToken;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::backend::backend;
+use crate::draft_model::DraftModel;
 use crate::generation::{Active, Events, Prefilled};
 use crate::kv::{self, KvCells};
 use crate::prompt_cache::{PromptCache, MIN_PERSISTED_TOKENS};
@@ -59,15 +60,22 @@ pub(crate) fn run(
     ready: oneshot::Sender<Result<ModelInfo, EngineError>>,
     commands: Receiver<Command>,
 ) {
-    let loaded = load(&config);
-    let model = match loaded {
-        Ok(model) => model,
+    let loaded = load(&config.model_path, &config).and_then(|model| {
+        let draft = config
+            .draft_model
+            .as_ref()
+            .map(|path| load(path, &config))
+            .transpose()?;
+        Ok((model, draft))
+    });
+    let (model, draft) = match loaded {
+        Ok(models) => models,
         Err(e) => {
             let _ = ready.send(Err(e));
             return;
         }
     };
-    let mut worker = match Worker::new(&config, &model) {
+    let mut worker = match Worker::new(&config, &model, draft.as_ref()) {
         Ok(worker) => worker,
         Err(e) => {
             let _ = ready.send(Err(e));
@@ -96,16 +104,15 @@ pub(crate) fn run(
     }
 }
 
-fn load(config: &EngineConfig) -> Result<LlamaModel, EngineError> {
+/// Loads the model file at `path` (the model, or its draft model) as `config` says.
+fn load(path: &std::path::Path, config: &EngineConfig) -> Result<LlamaModel, EngineError> {
     let backend = backend()?;
     let params = LlamaModelParams::default()
         .with_n_gpu_layers(config.gpu_layers)
         .with_use_mmap(config.use_mmap);
-    LlamaModel::load_from_file(backend, &config.model_path, &params).map_err(|e| {
-        EngineError::ModelLoad {
-            path: config.model_path.clone(),
-            reason: e.to_string(),
-        }
+    LlamaModel::load_from_file(backend, path, &params).map_err(|e| EngineError::ModelLoad {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
     })
 }
 
@@ -125,8 +132,10 @@ struct Worker<'m> {
     grammar_engine: GrammarEngine,
     /// Stable prompt prefixes kept on disk across processes.
     prompt_cache: Option<PromptCache>,
-    /// Tokens drafted by prompt lookup per step and generation (0 = none).
+    /// Tokens drafted per step and generation (0 = none).
     draft_tokens: usize,
+    /// The model that drafts them; prompt lookup when `None`.
+    draft_model: Option<DraftModel<'m>>,
     /// Prompt chunks share a `decode` with the running generations' next tokens.
     mixed_batches: bool,
     /// Prompt tokens of the prefill in progress that went into mixed batches.
@@ -137,7 +146,11 @@ struct Worker<'m> {
 }
 
 impl<'m> Worker<'m> {
-    fn new(config: &EngineConfig, model: &'m LlamaModel) -> Result<Self, EngineError> {
+    fn new(
+        config: &EngineConfig,
+        model: &'m LlamaModel,
+        draft: Option<&'m LlamaModel>,
+    ) -> Result<Self, EngineError> {
         let backend = backend()?;
         let n_ctx = config
             .n_ctx
@@ -149,14 +162,17 @@ impl<'m> Worker<'m> {
         });
         let n_batch = config.n_batch.clamp(1, n_ctx.max(1));
         let sessions = config.max_sessions.max(1);
-        let params = LlamaContextParams::default()
+        // The draft model's context has the same shape, with an f16 KV cache.
+        let shape = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n_ctx))
             .with_n_batch(n_batch)
             .with_n_ubatch(n_batch)
             .with_n_threads(threads as i32)
             .with_n_threads_batch(threads as i32)
             .with_n_seq_max(sessions)
-            .with_kv_unified(true)
+            .with_kv_unified(true);
+        let params = shape
+            .clone()
             .with_type_k(kv_cache_type(config.kv_type))
             .with_type_v(kv_cache_type(config.kv_type));
         // llama.cpp stores a quantized V cache only with flash attention.
@@ -171,6 +187,9 @@ impl<'m> Worker<'m> {
                 n_ctx,
                 reason: e.to_string(),
             })?;
+        let draft_model = draft
+            .map(|draft| DraftModel::new(draft, model, shape))
+            .transpose()?;
         // A cache that cannot be opened costs only speed: the engine runs without it.
         let prompt_cache = config.prompt_cache.clone().and_then(|cache| {
             let dir = cache.dir.clone();
@@ -191,6 +210,7 @@ impl<'m> Worker<'m> {
             grammar_engine: config.grammar_engine,
             prompt_cache,
             draft_tokens: config.draft_tokens as usize,
+            draft_model,
             mixed_batches: config.mixed_batches,
             mixed_prompt_tokens: 0,
             #[cfg(feature = "llguidance")]
@@ -652,13 +672,13 @@ impl<'m> Worker<'m> {
 
     /// One step of every active generation: their pending tokens go through a single
     /// `decode`, then each samples its next token from its own logits. With drafting
-    /// on, each pending token brings the tokens prompt lookup guesses will follow it
-    /// (at their positions, logits for all); the sampler then picks token after token
-    /// from those logits for as long as it picks the drafted one, so one `decode`
-    /// yields several tokens: the picks plain decoding makes (the same sampler chain,
-    /// grammar and seeded draws, in the same order) from logits a batch computes up to
-    /// the rounding of its kernels (docs/decisions/0031). Drafted cells the sampler did
-    /// not keep are removed from the KV cache.
+    /// on, each pending token brings the tokens prompt lookup (or the draft model)
+    /// guesses will follow it (at their positions, logits for all); the sampler then
+    /// picks token after token from those logits for as long as it picks the drafted
+    /// one, so one `decode` yields several tokens: the picks plain decoding makes (the
+    /// same sampler chain, grammar and seeded draws, in the same order) from logits a
+    /// batch computes up to the rounding of its kernels (docs/decisions/0031). Drafted
+    /// cells the sampler did not keep are removed from the KV cache.
     fn step(&mut self) {
         self.end_abandoned();
         if self.active.is_empty() {
@@ -695,7 +715,7 @@ impl<'m> Worker<'m> {
         for active in &self.active {
             let draft = match self.draft_tokens.min(spare) {
                 0 => Vec::new(),
-                max => active.draft(max, n_ctx),
+                max => active.draft(max, n_ctx, self.draft_model.as_mut()),
             };
             spare -= draft.len();
             let first = self.batch.n_tokens();
