@@ -82,14 +82,12 @@ impl<'m> DraftModel<'m> {
             return Ok(Vec::new());
         }
         // Only the sequence's last token may be re-decoded: its logits start the draft.
-        let mut cached = std::mem::take(&mut self.cached[index]);
         let common = kv::keep_common_prefix(
             &mut self.ctx,
             seq,
-            &mut cached,
+            &mut self.cached[index],
             &sequence[..sequence.len() - 1],
         );
-        self.cached[index] = cached;
         self.make_room(index, sequence.len() - common + max);
         let mut draft = Vec::with_capacity(max);
         self.decode(seq, &sequence[common..])?;
