@@ -42,6 +42,7 @@ fn request(prompt: String, sampling: SamplingParams, max_tokens: u32) -> Generat
         max_tokens,
         stop: Vec::new(),
         ignore_eog: false,
+        no_blank: false,
         grammar: None,
         persist_prefix: None,
     }
@@ -183,6 +184,37 @@ fn stop_reasons_eog_max_tokens_stop_string_and_context_full() {
             .unwrap();
         assert_eq!(full.stop_reason, StopReason::ContextFull, "{full:?}");
         assert_eq!(full.prompt_tokens + full.tokens.len(), n_ctx + 1);
+    });
+}
+
+#[test]
+fn a_reply_that_may_not_be_blank_says_something_before_it_ends() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
+    runtime().block_on(async {
+        let engine = load(1024).await;
+        let mut session = engine.session().await.unwrap();
+        let prompt = chat_prompt(&engine, &[Message::user("Say hi")]);
+        let reply = session
+            .generate(request(prompt.clone(), SamplingParams::greedy(), 200))
+            .await
+            .unwrap();
+        assert_eq!(reply.stop_reason, StopReason::EndOfGeneration);
+        // The prompt already holds the whole reply: the model ends at once.
+        let done = format!("{prompt}{}", reply.text);
+        let blank = session
+            .generate(request(done.clone(), SamplingParams::greedy(), 40))
+            .await
+            .unwrap();
+        assert_eq!(blank.stop_reason, StopReason::EndOfGeneration, "{blank:?}");
+        assert!(blank.text.trim().is_empty(), "{blank:?}");
+        // Masked until it says something, it goes on, greedy and sampled alike.
+        for sampling in [SamplingParams::greedy(), sampled(3)] {
+            let mut no_blank = request(done.clone(), sampling, 40);
+            no_blank.no_blank = true;
+            let said = session.generate(no_blank).await.unwrap();
+            assert!(!said.text.trim().is_empty(), "{said:?}");
+        }
     });
 }
 

@@ -74,6 +74,9 @@ impl<B: Backend> Agent<B> {
             // Steps explained to the user after a step that worked are most often
             // the answer not given yet: the latest result is shown like a narrated one.
             let echoed = *why == NotAnswer::EchoesNote;
+            // So is a claim that the task is done, or the task given back: the latest
+            // result is shown again, for the answer it holds.
+            let empty = matches!(why, NotAnswer::ClaimsDone | NotAnswer::EchoesTask);
             // An announced plan after a step that worked is treated the same way.
             let explains = matches!(why, NotAnswer::ExplainsSteps | NotAnswer::Announces);
             // Talk of another tool around a value the latest result gave ("you can use
@@ -81,7 +84,7 @@ impl<B: Backend> Agent<B> {
             // that result's answer, half given: the latest result is shown again too.
             let quotes =
                 matches!(why, NotAnswer::Narrates(_)) && self.quotes_latest_result(run, &text);
-            let any_tool = explains || echoed || quotes;
+            let any_tool = explains || echoed || quotes || empty;
             // A plan to read a file nothing has read ("To read the
             // `conf/prod/limits.toml` file, I will use `read_file`") is a step still to
             // take, whatever ran before: its note (below) shows that read.
@@ -324,13 +327,15 @@ impl<B: Backend> Agent<B> {
             // A real result quoted in result tags after some words is an answer
             // that shows its source, not a made-up one.
             // (Written inside a string, its quotes and line ends escaped.)
-            let why = not_an_answer(text, &self.tool_names).filter(|why| {
-                !matches!(why, NotAnswer::PlanThenMadeUpResult(_))
-                    || !tagged_result(text).is_some_and(|inner| {
-                        let unescaped = inner.replace("\\\"", "\"").replace("\\n", "\n");
-                        echoes_a_result(run, inner) || echoes_a_result(run, unescaped.trim())
-                    })
-            });
+            let why = not_an_answer(text, &self.tool_names)
+                .filter(|why| {
+                    !matches!(why, NotAnswer::PlanThenMadeUpResult(_))
+                        || !tagged_result(text).is_some_and(|inner| {
+                            let unescaped = inner.replace("\\\"", "\"").replace("\\n", "\n");
+                            echoes_a_result(run, inner) || echoes_a_result(run, unescaped.trim())
+                        })
+                })
+                .or_else(|| crate::empty_answer::empty_answer(text, run.task()));
             if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
                 let held = Held::NotAnAnswer(call_shaped);
                 if run.holds.has_room(&held) {

@@ -2,7 +2,8 @@
 //! held once when none takes a value from the request (`grounding`; twice in a lookup
 //! run, the second time for an answer, see `answer_now`), calls with an
 //! identifier nothing showed answered instead of run (`guesses`), the request written
-//! over a file not run (`copies`), a write over a file the run never read not run
+//! over a file not run (`copies`), a tool's name as a shell command not run
+//! (`tool_commands`), a write over a file the run never read not run
 //! (`unread_writes`), and a failure next to another tool's success in the
 //! same reply explained.
 
@@ -17,6 +18,7 @@ use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::run::{Agent, Flow, READ_TOOL};
 use crate::state::RunState;
+use crate::tool_commands::tool_as_command_note;
 use crate::unread_writes::unread_overwrite_note;
 use crate::validate::ReadyCall;
 
@@ -47,6 +49,11 @@ impl<B: Backend> Agent<B> {
                 let workspace = &self.executor.workspace;
                 let refused = copied_request_note(call, &run.history, root)
                     .or_else(|| copied_note_note(call))
+                    .or_else(|| {
+                        tool_as_command_note(call, &self.tool_names, |name, arguments| {
+                            self.info.family.call_text(name, arguments)
+                        })
+                    })
                     .map(CallOutcome::failed);
                 refused.or_else(|| {
                     unread_overwrite_note(call, workspace, &run.memory.seen_files, read_call)

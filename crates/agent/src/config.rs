@@ -63,6 +63,10 @@ pub struct RunConfig {
     /// the workspace facts (every profile). Off: on `traps` it helped neither the
     /// default nor the small model (docs/BENCHMARKS.md).
     pub workspace_files: bool,
+    /// No reply may end blank: the model's end token is masked until it has said
+    /// something (every profile; local models only). Off, only the retry after an
+    /// empty reply is decoded so (`full`).
+    pub no_blank: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -98,11 +102,12 @@ impl RunConfig {
             grounding_check: profile == Profile::Full,
             stepwise: profile == Profile::Full,
             workspace_files: false,
+            no_blank: false,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 15] = [
+    pub const SETTINGS: [&'static str; 16] = [
         "describe",
         "temperature",
         "top_p",
@@ -118,6 +123,7 @@ impl RunConfig {
         "grounding_check",
         "stepwise",
         "workspace_files",
+        "no_blank",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -164,6 +170,7 @@ impl RunConfig {
             "grounding_check" => self.grounding_check = switch()?,
             "stepwise" => self.stepwise = switch()?,
             "workspace_files" => self.workspace_files = switch()?,
+            "no_blank" => self.no_blank = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -209,6 +216,7 @@ impl RunConfig {
             "grounding_check": self.grounding_check,
             "stepwise": self.stepwise,
             "workspace_files": self.workspace_files,
+            "no_blank": self.no_blank,
         })
     }
 }

@@ -1,8 +1,8 @@
 //! Keeping a run inside its token budget: when the conversation passes a fraction of
 //! the budget, older tool results are summarized deterministically (then cut, then
-//! dropped to a stub when even that is too much), while the system
-//! prompt, the task (first user message), the latest user message and the most recent
-//! turns stay verbatim. Compaction is rare and rewrites only old messages, so the
+//! dropped to a stub, then whole old turns removed when even that is too much), while
+//! the system prompt, the task (first user message), the latest user message and the
+//! most recent turns stay verbatim. Compaction is rare and rewrites only old messages, so the
 //! cached KV prefix survives most turns.
 
 use rein_engine::Backend;
@@ -41,12 +41,14 @@ pub struct Compaction {
     pub tokens_after: usize,
     /// Messages summarized.
     pub summarized: usize,
+    /// Messages removed with the old turns they belonged to.
+    pub removed: usize,
 }
 
 /// Compacts `history` in place when `count` says it passed the trigger; `count` gives
 /// a message's tokens.
 pub fn compact(
-    history: &mut [Message],
+    history: &mut Vec<Message>,
     policy: &ContextPolicy,
     count: impl Fn(&Message) -> usize,
 ) -> Option<Compaction> {
@@ -110,11 +112,47 @@ pub fn compact(
             summarized += 1;
         }
     }
-    (summarized > 0).then(|| Compaction {
+    // The model's own replies and calls can fill the context by themselves (a model
+    // that calls forty times): then whole old turns go, oldest first, never the
+    // newest reply and what follows it.
+    let mut removed = 0;
+    while over(history) {
+        let Some(turn) = oldest_turn(history) else {
+            break;
+        };
+        removed += turn.len();
+        history.drain(turn);
+    }
+    (summarized + removed > 0).then(|| Compaction {
         tokens_before,
         tokens_after: total(history),
         summarized,
+        removed,
     })
+}
+
+/// The oldest turn that may be removed whole: a reply of the model, the results that
+/// answer its calls and the notes that followed them, before the newest reply; never a
+/// pinned message, and never a turn between two user messages (the roles would stop
+/// alternating).
+fn oldest_turn(history: &[Message]) -> Option<std::ops::Range<usize>> {
+    let pinned = pinned(history);
+    let newest_reply = history.iter().rposition(|m| m.role == Role::Assistant)?;
+    (1..newest_reply)
+        .filter(|&start| history[start].role == Role::Assistant && !pinned.contains(&start))
+        .map(|start| {
+            let end = (start + 1..newest_reply)
+                .find(|&i| {
+                    history[i].role == Role::Assistant
+                        || history[i].role == Role::System
+                        || pinned.contains(&i)
+                })
+                .unwrap_or(newest_reply);
+            start..end
+        })
+        .find(|turn| {
+            !(history[turn.start - 1].role == Role::User && history[turn.end].role == Role::User)
+        })
 }
 
 /// The summary that would replace `message`: only for a tool result not summarized
@@ -337,7 +375,7 @@ impl<B: Backend> Agent<B> {
     /// previous prompts.
     pub(crate) fn keep_in_context(
         &self,
-        history: &mut [Message],
+        history: &mut Vec<Message>,
         note: Option<&str>,
         size: PromptSize,
         turn: u32,
@@ -359,6 +397,7 @@ impl<B: Backend> Agent<B> {
                 tokens_before: done.tokens_before,
                 tokens_after: done.tokens_after,
                 summarized: done.summarized,
+                removed: done.removed,
             });
         }
     }
@@ -421,7 +460,29 @@ mod tests {
             let policy = ContextPolicy::new(budget);
             let mut compacted = history.clone();
             let report = compact(&mut compacted, &policy, by_chars);
-            prop_assert_eq!(compacted.len(), history.len());
+            let removed = report.as_ref().map_or(0, |r| r.removed);
+            prop_assert_eq!(compacted.len() + removed, history.len());
+            if removed > 0 {
+                // Whole old turns went only after every result was shortened: the
+                // pinned messages stay, and so does the newest reply with all after it
+                // (its results perhaps shortened).
+                for index in pinned(&history) {
+                    prop_assert!(compacted.contains(&history[index]));
+                }
+                let newest = history.iter().rposition(|m| m.role == Role::Assistant);
+                prop_assert!(newest.is_some());
+                let tail = history.len() - newest.unwrap_or(0);
+                for (before, after) in history[history.len() - tail..].iter().zip(&compacted[compacted.len() - tail..]) {
+                    prop_assert_eq!(before.role, after.role);
+                    if before.role != Role::Tool {
+                        prop_assert_eq!(before, after);
+                    }
+                }
+                let again = compacted.clone();
+                compact(&mut compacted, &policy, by_chars);
+                prop_assert_eq!(compacted, again);
+                return Ok(());
+            }
             for index in pinned(&history) {
                 prop_assert_eq!(&compacted[index], &history[index]);
             }
@@ -602,6 +663,72 @@ mod tests {
         // A dropped result is not dropped again.
         let again = history.clone();
         compact(&mut history, &policy, by_chars);
+        assert_eq!(history, again);
+    }
+
+    /// A reply calling `read_file` on `path`, with the call's id `id`.
+    fn read_call(id: &str, path: &str) -> Message {
+        Message {
+            content: None,
+            tool_calls: vec![rein_protocol::ToolCall {
+                id: Some(id.to_string()),
+                kind: "function".into(),
+                function: rein_protocol::FunctionCall {
+                    name: "read_file".into(),
+                    arguments: serde_json::json!({ "path": path }),
+                },
+            }],
+            ..Message::assistant("")
+        }
+    }
+
+    #[test]
+    fn when_stubs_are_still_too_many_whole_old_turns_go() {
+        // A small model that calls forty times: with every result a stub, its own
+        // calls still fill the context (trace: file-too-large, 4,338 tokens for 4,096).
+        let mut history = vec![Message::system("rules"), Message::user("find EVT-77812")];
+        for i in 0..40 {
+            let id = format!("call_{i}");
+            history.push(read_call(&id, &format!("logs/part-{i}.log")));
+            history.push(Message::tool_result(&id, "read_file", "x".repeat(400)));
+            if i == 5 || i == 38 {
+                // A held answer's note goes with the turn it answered; the latest
+                // stays (it is pinned).
+                history.push(Message::assistant("Done."));
+                history.push(Message::user(format!("Check the file first ({i}).")));
+            }
+        }
+        let weight = |m: &Message| by_chars(m) + 30 * m.tool_calls.len();
+        let policy = ContextPolicy::new(400);
+        let original = history.clone();
+        let report = compact(&mut history, &policy, weight).expect("compacted");
+        assert!(report.removed > 0, "{report:?}");
+        let total: usize = history.iter().map(weight).sum();
+        assert!(total as f64 <= 400.0 * policy.trigger, "{total}");
+        assert_eq!(history.len() + report.removed, original.len());
+        // The system prompt and the task stay, the newest call too, and its result is
+        // not dropped.
+        assert_eq!(history[..2], original[..2]);
+        assert_eq!(history[history.len() - 2], original[original.len() - 2]);
+        let newest = history[history.len() - 1].content.as_deref().unwrap();
+        assert!(!newest.starts_with(DROP_MARK), "{newest}");
+        // Every result still follows the call it answers, and the roles alternate.
+        for (index, message) in history.iter().enumerate().skip(2) {
+            match message.role {
+                Role::Tool => {
+                    let call = &history[index - 1].tool_calls[0];
+                    assert_eq!(call.id, message.tool_call_id);
+                }
+                Role::Assistant => assert_ne!(history[index - 1].role, Role::Assistant),
+                _ => assert_eq!(
+                    message.content.as_deref(),
+                    Some("Check the file first (38).")
+                ),
+            }
+        }
+        // Compacting again removes nothing more.
+        let again = history.clone();
+        compact(&mut history, &policy, weight);
         assert_eq!(history, again);
     }
 

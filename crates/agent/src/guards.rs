@@ -192,6 +192,10 @@ pub(crate) enum NotAnswer {
     ExplainsSteps,
     /// It copies the note of the retry instead of answering.
     EchoesNote,
+    /// It says the task is done and gives nothing the task asks for.
+    ClaimsDone,
+    /// It gives the task's own words back.
+    EchoesTask,
 }
 
 impl NotAnswer {
@@ -230,6 +234,10 @@ impl std::fmt::Display for NotAnswer {
             NotAnswer::Announces => f.write_str("it announces a step and stops before taking it"),
             NotAnswer::ExplainsSteps => f.write_str("it explains steps instead of taking them"),
             NotAnswer::EchoesNote => f.write_str("it repeats the instruction instead of answering"),
+            NotAnswer::ClaimsDone => {
+                f.write_str("it says the task is done but does not give what the task asks for")
+            }
+            NotAnswer::EchoesTask => f.write_str("it repeats the task instead of answering it"),
         }
     }
 }

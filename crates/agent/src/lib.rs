@@ -14,6 +14,7 @@ mod config;
 mod context;
 mod copies;
 mod described_edit;
+mod empty_answer;
 mod execute;
 mod extreme_pick;
 mod facts;
@@ -39,6 +40,7 @@ mod stored_answer;
 mod supported;
 mod task_paths;
 mod task_words;
+mod tool_commands;
 mod unread_writes;
 mod validate;
 

@@ -131,8 +131,10 @@ impl FailureCounts {
 
 /// Phrases of the loop's own notes and results, which no file the task asks for
 /// holds: a write whose text carries one copies the harness, not the workspace.
-pub(crate) const NOTE_PHRASES: [&str; 7] = [
+pub(crate) const NOTE_PHRASES: [&str; 9] = [
     "You already made exactly this call",
+    "before its result existed",
+    "The lines most like its first line are",
     "Your last reply was empty",
     "That was not an answer:",
     "it is the file this task asks you to write",

@@ -397,6 +397,7 @@ impl<B: Backend> Agent<B> {
             Flow::Next => {
                 run.note = None;
                 run.forced = None;
+                run.no_blank = false;
                 run.several_calls = false;
                 run.reply_tokens = self.config.reply_tokens;
                 run.attempt = 1;
@@ -408,8 +409,9 @@ impl<B: Backend> Agent<B> {
                 run.forced = match mode {
                     RetryMode::CallsOnly | RetryMode::SeveralCalls => Some(ToolChoice::Required),
                     RetryMode::WriteOutput => Some(ToolChoice::Named(WRITE_TOOL.to_string())),
-                    RetryMode::Same | RetryMode::LargerAllowance => None,
+                    RetryMode::Same | RetryMode::NotBlank | RetryMode::LargerAllowance => None,
                 };
+                run.no_blank = mode == RetryMode::NotBlank;
                 if mode == RetryMode::LargerAllowance {
                     run.reply_tokens = run
                         .reply_tokens
@@ -480,6 +482,7 @@ impl<B: Backend> Agent<B> {
                     .max(1),
             ),
             stop: shape.stop,
+            no_blank: run.no_blank || self.config.no_blank,
         }
     }
 

@@ -61,6 +61,8 @@ pub(crate) struct RunState {
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
     pub answer_only: bool,
+    /// The next reply may not end blank (it retries an empty one).
+    pub no_blank: bool,
     /// No tool fits the request (see `answer_now`): the answer comes from what the
     /// model knows, so only a copy of the note is held.
     pub from_knowledge: bool,
@@ -125,6 +127,7 @@ impl RunState {
             several_calls: false,
             repeats: 0,
             answer_only: false,
+            no_blank: false,
             from_knowledge: false,
             latest_failure: None,
             prompt_size: None,

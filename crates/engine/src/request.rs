@@ -66,6 +66,9 @@ pub struct TurnRequest {
     pub prose: bool,
     /// Strings that end the reply.
     pub stop: Vec<String>,
+    /// The reply may not end blank: the model's end token is masked until it has said
+    /// something (local models; a remote backend ignores it).
+    pub no_blank: bool,
 }
 
 impl TurnRequest {
@@ -87,6 +90,7 @@ impl TurnRequest {
             sampling: Sampling::default(),
             max_tokens: None,
             stop: Vec::new(),
+            no_blank: false,
         }
     }
 

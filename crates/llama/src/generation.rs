@@ -138,6 +138,10 @@ impl Active {
         }
         self.generated.push(token.0);
         let piece = model.vocab().token_to_piece(token, false, None);
+        if self.picker.masks() && piece.iter().any(|b| !b.is_ascii_whitespace()) {
+            // The reply says something: it may end from here on.
+            self.picker.unmask();
+        }
         match self.stops.push(&self.utf8.push(&piece)) {
             StopScan::Continue(chunk) => {
                 if !self.emit(chunk) {

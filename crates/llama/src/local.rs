@@ -181,6 +181,7 @@ impl Backend for LocalBackend {
             .max_tokens
             .unwrap_or(self.model.info.context_tokens.unwrap_or(4096) as u32);
         generate.stop = prepared.stops.clone();
+        generate.no_blank = request.no_blank;
         generate.grammar = prepared.grammar.clone();
         if std::mem::take(&mut self.first_turn) {
             generate.persist_prefix = self.model.stable_prefix(&request, &prepared.prompt);

@@ -94,12 +94,15 @@ pub(crate) fn build_llguidance(
     Ok(LlamaSampler::from(llguidance::Matcher::new(Ok(parser))))
 }
 
-/// Picks the next token: the chain alone, or the chain checked against `grammar`.
+/// Picks the next token: the chain alone, or the chain checked against `grammar`;
+/// tokens masked (end-of-generation while the reply is still blank) are never picked.
 pub(crate) struct TokenPicker {
     chain: LlamaSampler,
     grammar: Option<LlamaSampler>,
     /// Chosen when a grammar leaves no token at all.
     fallback: LlamaToken,
+    /// Tokens that may not be picked now.
+    masked: Vec<LlamaToken>,
     /// How often the unconstrained choice was rejected by the grammar.
     pub(crate) resamples: usize,
 }
@@ -114,18 +117,39 @@ impl TokenPicker {
             chain,
             grammar,
             fallback,
+            masked: Vec::new(),
             resamples: 0,
         }
     }
 
+    /// From now on `tokens` are not picked, until [`Self::unmask`].
+    pub(crate) fn mask(&mut self, tokens: Vec<LlamaToken>) {
+        self.masked = tokens;
+    }
+
+    /// Every token may be picked again.
+    pub(crate) fn unmask(&mut self) {
+        self.masked.clear();
+    }
+
+    /// Whether some tokens are masked.
+    pub(crate) fn masks(&self) -> bool {
+        !self.masked.is_empty()
+    }
+
     /// Samples from the logits of batch position `idx` and records the choice.
     pub(crate) fn pick(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> LlamaToken {
-        let Some(grammar) = self.grammar.as_mut() else {
+        if self.grammar.is_none() && self.masked.is_empty() {
             return self.chain.sample(ctx, idx);
-        };
-        let mut candidates = ctx.token_data_array_ith(idx);
+        }
+        let mut candidates = masked_candidates(ctx, idx, &self.masked);
         candidates.apply_sampler(&mut self.chain);
         let first = candidates.selected_token();
+        let Some(grammar) = self.grammar.as_mut() else {
+            let token = first.unwrap_or(self.fallback);
+            self.chain.accept(token);
+            return token;
+        };
         let allowed = first.is_some_and(|token| {
             let logit = ctx
                 .get_logits_ith(idx)
@@ -141,7 +165,7 @@ impl TokenPicker {
             Some(token) if allowed => token,
             _ => {
                 self.resamples += 1;
-                let mut constrained = ctx.token_data_array_ith(idx);
+                let mut constrained = masked_candidates(ctx, idx, &self.masked);
                 constrained.apply_sampler(grammar);
                 constrained.apply_sampler(&mut self.chain);
                 constrained.selected_token().unwrap_or(self.fallback)
@@ -151,4 +175,20 @@ impl TokenPicker {
         self.chain.accept(token);
         token
     }
+}
+
+/// The candidates at batch position `idx` in vocabulary order, `masked` ones at minus
+/// infinity.
+fn masked_candidates(
+    ctx: &LlamaContext<'_>,
+    idx: i32,
+    masked: &[LlamaToken],
+) -> LlamaTokenDataArray {
+    let mut candidates = ctx.token_data_array_ith(idx);
+    for token in masked {
+        if let Some(data) = candidates.data.get_mut(token.0 as usize) {
+            data.set_logit(f32::NEG_INFINITY);
+        }
+    }
+    candidates
 }

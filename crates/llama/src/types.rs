@@ -159,6 +159,9 @@ pub struct GenerateRequest {
     pub stop: Vec<String>,
     /// Keep generating past end-of-generation tokens (benchmarks: a fixed token count).
     pub ignore_eog: bool,
+    /// The reply may not end blank: end-of-generation tokens are masked until a token
+    /// other than whitespace was generated (a retry after an empty reply).
+    pub no_blank: bool,
     /// Constrain the output to a grammar.
     pub grammar: Option<rein_protocol::Grammar>,
     /// The prompt's first bytes that other runs start with too (the system prompt and
@@ -176,6 +179,7 @@ impl GenerateRequest {
             max_tokens: 256,
             stop: Vec::new(),
             ignore_eog: false,
+            no_blank: false,
             grammar: None,
             persist_prefix: None,
         }

@@ -140,6 +140,9 @@ struct Worker<'m> {
     mixed_batches: bool,
     /// Prompt tokens of the prefill in progress that went into mixed batches.
     mixed_prompt_tokens: usize,
+    /// The vocabulary's end-of-generation tokens (masked while a `no_blank` reply is
+    /// still blank).
+    end_tokens: Vec<LlamaToken>,
     /// llguidance's parser factory for this vocabulary, built on first use.
     #[cfg(feature = "llguidance")]
     llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
@@ -213,6 +216,10 @@ impl<'m> Worker<'m> {
             draft_model,
             mixed_batches: config.mixed_batches,
             mixed_prompt_tokens: 0,
+            end_tokens: (0..model.n_vocab())
+                .map(LlamaToken)
+                .filter(|&token| model.vocab().is_eog(token))
+                .collect(),
             #[cfg(feature = "llguidance")]
             llguidance: None,
         })
@@ -551,7 +558,10 @@ impl<'m> Worker<'m> {
             prefill_time: started.elapsed(),
         };
         let chain = build_sampler(&request.sampling, self.model.n_vocab());
-        let picker = TokenPicker::new(chain, grammar, self.model.vocab().eos());
+        let mut picker = TokenPicker::new(chain, grammar, self.model.vocab().eos());
+        if request.no_blank {
+            picker.mask(self.end_tokens.clone());
+        }
         let mut active = Active::new(
             prefilled,
             picker,

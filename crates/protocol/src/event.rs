@@ -4,6 +4,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Whether a count is zero (left out of a serialized event).
+fn is_zero(count: &usize) -> bool {
+    *count == 0
+}
+
 /// One event of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -132,6 +137,10 @@ pub enum RunEvent {
         tokens_after: usize,
         /// Messages summarized.
         summarized: usize,
+        /// Messages removed with whole old turns (when shortening results was not
+        /// enough).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        removed: usize,
     },
     /// Calls of other tools in a reply were not run: they wait for the result of
     /// the reply's first tool (`full`, stepwise).
@@ -227,8 +236,12 @@ impl RunEvent {
                 "   ? answer held: edited {} without a test or build since",
                 files.join(", ")
             ),
-            RunEvent::Compacted { tokens_before, tokens_after, summarized, .. } => format!(
-                "   ~ context compacted: {summarized} old tool results summarized, about {tokens_before} -> {tokens_after} tokens"
+            RunEvent::Compacted { tokens_before, tokens_after, summarized, removed, .. } => format!(
+                "   ~ context compacted: {summarized} old tool results summarized{}, about {tokens_before} -> {tokens_after} tokens",
+                match removed {
+                    0 => String::new(),
+                    n => format!(", {n} messages of old turns removed"),
+                }
             ),
             RunEvent::CallsDeferred { tools, .. } => format!(
                 "   ~ not run yet, waiting for the first tool's result: {}",

@@ -89,6 +89,8 @@ impl Turn {
             sampling: self.sampling,
             max_tokens,
             stop: self.stop.clone(),
+            // A client's reply is the model's own, blank or not.
+            no_blank: false,
         }
     }
 }

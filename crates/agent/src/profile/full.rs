@@ -144,7 +144,7 @@ impl Strategy for Full {
                     crate::guards::backticked_list(context.planned)
                 ), RetryMode::CallsOnly),
                 // "Say what you did" got "The task is done." for a question.
-                (None, []) => ("Your last reply was empty. If the results above answer the task, reply with that answer, taken from them, in one or two sentences (or, for a change, what you changed); otherwise call the next tool.".to_string(), RetryMode::Same),
+                (None, []) => ("Your last reply was empty. If the results above answer the task, reply with that answer, taken from them, in one or two sentences (or, for a change, what you changed); otherwise call the next tool.".to_string(), RetryMode::NotBlank),
             };
             return Step::retry(
                 FailureClass::Format,

@@ -108,6 +108,8 @@ pub(crate) struct Shape {
 pub(crate) enum RetryMode {
     /// The same request.
     Same,
+    /// The same request, and the reply may not end blank (the reply was empty).
+    NotBlank,
     /// Double the reply's token allowance (a call was cut off).
     LargerAllowance,
     /// Decode under the calls-only grammar (a call was written in another format).

@@ -2040,6 +2040,34 @@ fn a_reply_of_empty_call_tags_is_no_answer() {
         "{}",
         seen(&r, 1)
     );
+    // The retry may not end blank; the turn after it may again.
+    let no_blank: Vec<bool> = r
+        .agent
+        .backend()
+        .requests
+        .iter()
+        .map(|seen| seen.request.no_blank)
+        .collect();
+    assert_eq!(no_blank, vec![false, true, false]);
+    // With `no_blank` on, no reply may.
+    let mut config = RunConfig::new(Profile::Full);
+    config.set("no_blank", "on").unwrap();
+    let r = run_task(
+        dir.path(),
+        "Which file defines the class named userrepository?",
+        vec![
+            call("search", r#"{"pattern": "class UserRepository"}"#),
+            "store.py defines it.".into(),
+        ],
+        true,
+        config,
+    );
+    assert!(r
+        .agent
+        .backend()
+        .requests
+        .iter()
+        .all(|seen| seen.request.no_blank));
 }
 
 #[test]
@@ -2088,5 +2116,134 @@ fn talk_of_another_tool_around_the_latest_results_value_gets_that_result_again()
         seen(&r, 2).contains("`read_file` already ran, and its result was"),
         "{}",
         seen(&r, 2)
+    );
+}
+
+#[test]
+fn a_bare_claim_of_completion_to_a_question_gets_the_latest_result() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("size.txt"), "firmware.bin: 4096 bytes\n").unwrap();
+    let task = "How many bytes is firmware.bin? Answer with the number.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "size.txt"}"#),
+            "The task is done.".into(),
+            "4096".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("4096"));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let retry = seen(&r, 2);
+    assert!(retry.contains("says the task is done"), "{retry}");
+    assert!(retry.contains("4096 bytes"), "{retry}");
+    // A task that asks for a change only may be done.
+    let r = run_task(
+        dir.path(),
+        "Create notes.txt with the word hello in it.",
+        vec![
+            call(
+                "write_file",
+                r#"{"path": "notes.txt", "content": "hello\n"}"#,
+            ),
+            "The task is done.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The task is done."));
+    assert_eq!(recoveries(&r.events), Vec::<String>::new());
+}
+
+#[test]
+fn the_task_given_back_as_the_answer_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(
+        dir.path().join("logs/deploy.log"),
+        "deployed version 2.7.1\n",
+    )
+    .unwrap();
+    let task = "The logs/ directory holds the deploy log. Find the version that was deployed and answer with it.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call("read_file", r#"{"path": "logs/deploy.log"}"#),
+            task.into(),
+            "2.7.1".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let retry = seen(&r, 2);
+    assert!(retry.contains("repeats the task"), "{retry}");
+    assert!(retry.contains("deployed version 2.7.1"), "{retry}");
+}
+
+#[test]
+fn a_copy_of_the_harnesss_words_in_a_result_is_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.py"), "DEBUG = True\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "In settings.py, what is DEBUG set to?",
+        vec![
+            call("read_file", r#"{"path": "settings.py"}"#),
+            "This call was made in the same reply as `search`, before its result existed.".into(),
+            "DEBUG is True.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("DEBUG is True."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+}
+
+#[test]
+fn a_tool_name_written_as_a_shell_command_gets_the_call_to_make() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "release on Friday\n").unwrap();
+    let r = run_task(
+        dir.path(),
+        "When is the release, according to notes.txt?",
+        vec![
+            call("shell", r#"{"command": "read_file notes.txt"}"#),
+            call("read_file", r#"{"path": "notes.txt"}"#),
+            "On Friday.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("On Friday."));
+    let results = tool_results(&r.events);
+    let (refused, ok) = &results[0];
+    assert!(!ok);
+    assert!(
+        refused.contains("`read_file` is one of your tools"),
+        "{refused}"
+    );
+    assert!(refused.contains(r#""path":"notes.txt""#), "{refused}");
+    assert!(!refused.contains("exit code"), "{refused}");
+    // A real command runs.
+    let r = run_task(
+        dir.path(),
+        "When is the release, according to notes.txt?",
+        vec![
+            call("shell", r#"{"command": "cat notes.txt"}"#),
+            "On Friday.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let results = tool_results(&r.events);
+    assert!(
+        results[0].1 && results[0].0.contains("release on Friday"),
+        "{results:?}"
     );
 }
