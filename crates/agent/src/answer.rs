@@ -76,7 +76,10 @@ impl<B: Backend> Agent<B> {
             let echoed = *why == NotAnswer::EchoesNote;
             // So is a claim that the task is done, or the task given back: the latest
             // result is shown again, for the answer it holds.
-            let empty = matches!(why, NotAnswer::ClaimsDone | NotAnswer::EchoesTask);
+            let empty = matches!(
+                why,
+                NotAnswer::ClaimsDone | NotAnswer::EchoesTask | NotAnswer::NamesACall
+            );
             // An announced plan after a step that worked is treated the same way.
             let explains = matches!(why, NotAnswer::ExplainsSteps | NotAnswer::Announces);
             // Talk of another tool around a value the latest result gave ("you can use

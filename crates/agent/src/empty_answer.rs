@@ -1,7 +1,7 @@
 //! Answers that say nothing the task asks for: a bare claim that the task is done
 //! ("The task is done.") to a task that asks to be told something, and the task's own
 //! words given back ("The logs/ directory holds the deploy log. Find the version…").
-//! The 0.5B model ended `traps` runs with both.
+//! The 0.5B model ended `traps` runs with both, and with the bare words "tool_call".
 
 use crate::guards::NotAnswer;
 use crate::stored_answer::asks_to_be_told;
@@ -21,6 +21,10 @@ const BARE_CLAIMS: [&str; 10] = [
     "i have completed the task",
 ];
 
+/// Replies that only name a call ("tool_call"), compared like [`BARE_CLAIMS`] with
+/// `_` and `<>` taken as spaces.
+const CALL_WORDS: [&str; 3] = ["tool call", "function call", "call"];
+
 /// The fewest words of the task in a row that make an answer a copy of it.
 const ECHOED_WORDS: usize = 6;
 
@@ -33,6 +37,16 @@ pub(crate) fn empty_answer(answer: &str, task: &str) -> Option<NotAnswer> {
         .to_lowercase();
     if BARE_CLAIMS.contains(&claim.as_str()) && wants_a_reply(task) {
         return Some(NotAnswer::ClaimsDone);
+    }
+    let named = claim.replace(['_', '<', '>', '/'], " ");
+    if CALL_WORDS.contains(
+        &named
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .as_str(),
+    ) {
+        return Some(NotAnswer::NamesACall);
     }
     let said = words(answer);
     let asked = words(task);
@@ -83,6 +97,18 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn the_words_tool_call_are_no_answer() {
+        for reply in ["tool_call", "Tool call.", "<tool_call>", "function call"] {
+            assert_eq!(
+                empty_answer(reply, QUESTION),
+                Some(NotAnswer::NamesACall),
+                "{reply}"
+            );
+        }
+        assert_eq!(empty_answer("The tool call returned 17.", QUESTION), None);
     }
 
     #[test]

@@ -196,6 +196,8 @@ pub(crate) enum NotAnswer {
     ClaimsDone,
     /// It gives the task's own words back.
     EchoesTask,
+    /// It only names a call ("tool_call").
+    NamesACall,
 }
 
 impl NotAnswer {
@@ -238,6 +240,7 @@ impl std::fmt::Display for NotAnswer {
                 f.write_str("it says the task is done but does not give what the task asks for")
             }
             NotAnswer::EchoesTask => f.write_str("it repeats the task instead of answering it"),
+            NotAnswer::NamesACall => f.write_str("it names a call instead of making one or answering"),
         }
     }
 }
