@@ -533,12 +533,7 @@ const COPIED_WORDS: usize = 8;
 /// function `get_file_metadata` was not run: no tool fits this request, which gives
 /// …" copies the note; a value copied from a result the note quotes does not.
 fn copies_a_run_of_words(text: &str, note: &str, shown: &str) -> bool {
-    let words = |text: &str| -> Vec<String> {
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|word| !word.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
+    let words = crate::empty_answer::words;
     let runs = |text: &str| -> std::collections::HashSet<Vec<String>> {
         words(text)
             .windows(COPIED_WORDS)

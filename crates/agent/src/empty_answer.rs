@@ -63,7 +63,7 @@ fn wants_a_reply(task: &str) -> bool {
 }
 
 /// The words of `text`, lowercased, punctuation dropped.
-fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)

@@ -38,6 +38,9 @@ pub(crate) const EDIT_TOOL: &str = "edit_file";
 /// The built-in tool that lists a directory.
 pub(crate) const LIST_TOOL: &str = "list_dir";
 
+/// The built-in shell.
+pub(crate) const SHELL_TOOL: &str = "shell";
+
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {

@@ -9,13 +9,10 @@ use rein_protocol::ToolSpec;
 use rein_tools::{Confinement, Workspace};
 use serde_json::{Map, Value};
 
-use crate::run::{EDIT_TOOL, LIST_TOOL, READ_TOOL, WRITE_TOOL};
+use crate::run::{EDIT_TOOL, LIST_TOOL, READ_TOOL, SHELL_TOOL, WRITE_TOOL};
 
 /// The built-in content search.
 const SEARCH_TOOL: &str = "search";
-
-/// The built-in shell.
-const SHELL_TOOL: &str = "shell";
 
 /// What joins a server's name to its tool's (`fs__read_file`), as rein-mcp names them.
 const SERVER_SEPARATOR: &str = "__";

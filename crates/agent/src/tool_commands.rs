@@ -6,11 +6,8 @@
 
 use serde_json::json;
 
-use crate::run::{LIST_TOOL, READ_TOOL};
+use crate::run::{LIST_TOOL, READ_TOOL, SHELL_TOOL};
 use crate::validate::ReadyCall;
-
-/// The shell tool's name.
-const SHELL_TOOL: &str = "shell";
 
 /// The result given instead of running `call`, when it is a shell command whose first
 /// word is one of `tools`; `call_text` writes a call in the model's format.

@@ -141,8 +141,8 @@ struct Worker<'m> {
     /// Prompt tokens of the prefill in progress that went into mixed batches.
     mixed_prompt_tokens: usize,
     /// The vocabulary's end-of-generation tokens (masked while a `no_blank` reply is
-    /// still blank).
-    end_tokens: Vec<LlamaToken>,
+    /// still blank), found on the first such request.
+    end_tokens: std::cell::OnceCell<Vec<LlamaToken>>,
     /// llguidance's parser factory for this vocabulary, built on first use.
     #[cfg(feature = "llguidance")]
     llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
@@ -216,10 +216,7 @@ impl<'m> Worker<'m> {
             draft_model,
             mixed_batches: config.mixed_batches,
             mixed_prompt_tokens: 0,
-            end_tokens: (0..model.n_vocab())
-                .map(LlamaToken)
-                .filter(|&token| model.vocab().is_eog(token))
-                .collect(),
+            end_tokens: std::cell::OnceCell::new(),
             #[cfg(feature = "llguidance")]
             llguidance: None,
         })
@@ -560,7 +557,14 @@ impl<'m> Worker<'m> {
         let chain = build_sampler(&request.sampling, self.model.n_vocab());
         let mut picker = TokenPicker::new(chain, grammar, self.model.vocab().eos());
         if request.no_blank {
-            picker.mask(self.end_tokens.clone());
+            let model = self.model;
+            let end_tokens = self.end_tokens.get_or_init(|| {
+                (0..model.n_vocab())
+                    .map(LlamaToken)
+                    .filter(|&token| model.vocab().is_eog(token))
+                    .collect()
+            });
+            picker.mask(end_tokens.clone());
         }
         let mut active = Active::new(
             prefilled,
