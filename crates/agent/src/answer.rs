@@ -153,8 +153,9 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = false;
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
-                    // The answer itself, from what was written: decoded as one.
-                    Held::StoredInstead(..) => {
+                    // The answer itself, from what was written or found: decoded as
+                    // one.
+                    Held::StoredInstead(..) | Held::NoPath(..) => {
                         run.answer_only = true;
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
@@ -338,6 +339,12 @@ impl<B: Backend> Agent<B> {
                             echoes_a_result(run, inner) || echoes_a_result(run, unescaped.trim())
                         })
                 })
+                // A line a search or read gave, copied as the answer, is no list of
+                // steps though it ends in a colon (`store/a.py:1: class Repo:`).
+                .filter(|why| {
+                    *why != NotAnswer::ExplainsSteps
+                        || !(text.trim().contains(' ') && echoes_a_result(run, text.trim()))
+                })
                 .or_else(|| crate::empty_answer::empty_answer(text, run.task()));
             if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
                 let held = Held::NotAnAnswer(call_shaped);
@@ -434,6 +441,21 @@ impl<B: Backend> Agent<B> {
                 if let Some(value) = unsupported_value(text, &run.history, root) {
                     let meant = crate::supported::longer_path_named(&value, &run.history);
                     let held = Held::Unsupported(value, meant);
+                    if run.holds.has_room(&held) {
+                        return Some(held);
+                    }
+                }
+            }
+            // A question of which file, answered without a file's path while a
+            // result names one.
+            let root = self.executor.workspace.root();
+            if crate::path_answer::asks_for_a_path(run.task())
+                && !crate::path_answer::names_a_file(text, root)
+            {
+                if let Some((tool, result)) =
+                    crate::path_answer::result_naming_a_file(&run.history, root)
+                {
+                    let held = Held::NoPath(tool, result);
                     if run.holds.has_room(&held) {
                         return Some(held);
                     }

@@ -166,6 +166,7 @@ impl<B: Backend> Agent<B> {
                 self.name_the_meant_file(run, call, outcome);
                 routed.extend(self.route_to_server_tool(call, outcome));
             }
+            self.task_command_note(run, &ready, &mut outcomes);
             if let (Err(error), Some(last)) = (self.reveal(&routed), outcomes.last_mut()) {
                 last.text
                     .push_str(&format!("\n(these tools cannot be called: {error})"));
@@ -241,6 +242,11 @@ impl<B: Backend> Agent<B> {
                 last.text
                     .push_str(&answer_now::answer_from_results(run.task(), &results));
             }
+        }
+        // A reply that found something new made progress, whatever it repeated
+        // around it: the run goes on (the next reply still gets the notes).
+        if outcomes.iter().any(|o| o.ok && !o.repeated_success) {
+            exhausted = None;
         }
         let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
         self.strategy.record(

@@ -173,6 +173,10 @@ pub(crate) struct Memory {
     pub seen_files: std::collections::HashSet<std::path::PathBuf>,
     /// Tools whose calls were deferred for an earlier result and have not run since.
     pub planned: Vec<String>,
+    /// Values the task names, shown where a read missed them (see `task_needles`).
+    pub task_needles: Vec<String>,
+    /// The command the task says to run, until a call ran it (see `task_command`).
+    pub task_command: Option<String>,
 }
 
 /// Runs calls for one agent: its tools in its workspace.
@@ -255,6 +259,17 @@ impl Executor {
                                 &self.workspace,
                             ),
                             None => outcome,
+                        };
+                        let outcome = match call.arguments.get("path").and_then(Value::as_str) {
+                            Some(path) if matches!(accesses[index], Access::Read(_)) => {
+                                crate::task_needles::with_needle_lines(
+                                    outcome,
+                                    path,
+                                    &memory.task_needles,
+                                    &self.workspace,
+                                )
+                            }
+                            _ => outcome,
                         };
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;

@@ -44,6 +44,9 @@ pub(crate) enum Held {
     /// The answer names another item of a compared list than the task's superlative
     /// picks.
     WrongPick(crate::extreme_pick::WrongPick),
+    /// The task asks for a file's path and the answer names none, while this tool's
+    /// result (tool, result) names a file of the workspace.
+    NoPath(String, String),
 }
 
 impl Held {
@@ -79,6 +82,7 @@ impl Held {
                 crate::stored_answer::stored_note(path, content)
             }
             Held::WrongPick(pick) => crate::extreme_pick::wrong_pick_note(pick),
+            Held::NoPath(tool, result) => crate::path_answer::no_path_note(tool, result),
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
                 backticked_list(tools)
@@ -101,6 +105,7 @@ impl Held {
             Held::DescribedEdit(..) => "described_edit",
             Held::StoredInstead(..) => "stored_instead",
             Held::WrongPick(_) => "wrong_pick",
+            Held::NoPath(..) => "no_path",
         }
     }
 }
@@ -138,6 +143,8 @@ pub(crate) struct HoldCounts {
     pub stored_instead: u32,
     /// Wrong-pick holds.
     pub wrong_pick: u32,
+    /// No-path holds.
+    pub no_path: u32,
 }
 
 impl HoldCounts {
@@ -161,6 +168,7 @@ impl HoldCounts {
             Held::DescribedEdit(..) => (&mut self.described_edit, 1),
             Held::StoredInstead(..) => (&mut self.stored_instead, 1),
             Held::WrongPick(_) => (&mut self.wrong_pick, 1),
+            Held::NoPath(..) => (&mut self.no_path, 1),
         };
         if *count >= cap {
             return false;

@@ -131,8 +131,10 @@ impl FailureCounts {
 
 /// Phrases of the loop's own notes and results, which no file the task asks for
 /// holds: a write whose text carries one copies the harness, not the workspace.
-pub(crate) const NOTE_PHRASES: [&str; 9] = [
+pub(crate) const NOTE_PHRASES: [&str; 11] = [
     "You already made exactly this call",
+    "is one of your tools, not a shell command",
+    "does not exist; did you mean",
     "before its result existed",
     "The lines most like its first line are",
     "Your last reply was empty",

@@ -264,6 +264,8 @@ impl<B: Backend> Agent<B> {
                 Some((file, hash))
             });
             run.memory.task_paths = crate::task_paths::named_paths(task, &self.executor.workspace);
+            run.memory.task_needles = crate::task_needles::task_needles(task);
+            run.memory.task_command = crate::task_command::task_command(task);
             run.memory.expects_write = crate::guards::output_file(task).is_none()
                 && run.memory.file_to_change.is_none()
                 && crate::guards::asks_to_create(task);

@@ -2247,3 +2247,135 @@ fn a_tool_name_written_as_a_shell_command_gets_the_call_to_make() {
         "{results:?}"
     );
 }
+
+#[test]
+fn a_question_of_which_file_answered_without_a_path_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("store")).unwrap();
+    std::fs::write(
+        dir.path().join("store/accounts.py"),
+        "class UserRepository:\n    pass\n",
+    )
+    .unwrap();
+    let task = "Which file defines the class named userrepository? Answer with the file's path.";
+    let search = call("search", r#"{"pattern": "class UserRepository"}"#);
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            search.clone(),
+            "The file `search` defines the class named `userrepository`.".into(),
+            "store/accounts.py:1: class UserRepository:".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("store/accounts.py:1: class UserRepository:"),
+        "{:?}",
+        r.events
+    );
+    assert!(
+        seen(&r, 2).contains("the task asks for a file's path, and your reply names no file of the workspace. `search` already ran, and its result was:\n1 matching line in 1 file:\nstore/accounts.py:1: class UserRepository:"),
+        "{}",
+        seen(&r, 2)
+    );
+    // Held once: the next answer stands, whatever it says.
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            search,
+            "The file `search` defines it.".into(),
+            "It is the search tool.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("It is the search tool."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer".to_string()]);
+}
+
+#[test]
+fn a_read_of_a_long_file_shows_the_lines_of_a_value_the_task_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = String::new();
+    for n in 1..=3000 {
+        log.push_str(&format!("id=EVT-{n} status=DELIVERED\n"));
+    }
+    log.push_str("id=EVT-77812 status=REFUNDED\n");
+    std::fs::write(dir.path().join("events.log"), log).unwrap();
+    let r = run_task(
+        dir.path(),
+        "events.log is very large. Find the event with id EVT-77812 and answer with its status.",
+        vec![
+            call("read_file", r#"{"path": "events.log"}"#),
+            "REFUNDED".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("REFUNDED"));
+    assert!(
+        seen(&r, 1).contains("`EVT-77812`, which the task names, is on line 3001 of `events.log`, not in the part this read shows:\n3001| id=EVT-77812 status=REFUNDED\nThe part read:\n   1| id=EVT-1 status=DELIVERED"),
+        "{}",
+        seen(&r, 1)
+    );
+}
+
+#[test]
+fn a_reply_that_finds_something_new_does_not_exhaust_the_repetition_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("real.txt"), "hello\n").unwrap();
+    let missing = |n: u32| call("read_file", &format!(r#"{{"path": "gone{n}.txt"}}"#));
+    let first: Vec<String> = (1..=4).map(missing).collect();
+    let mut second = first.clone();
+    second.push(call("read_file", r#"{"path": "real.txt"}"#));
+    let r = run_task(
+        dir.path(),
+        "What does real.txt say?",
+        vec![first.join("\n"), second.join("\n"), "It says hello.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    // Four repeated failures are over the cap of three, but the same reply read the
+    // file: the run goes on to its answer.
+    assert_eq!(
+        recoveries(&r.events)
+            .iter()
+            .filter(|c| *c == "repetition")
+            .count(),
+        4
+    );
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+    assert_eq!(r.result.answer.as_deref(), Some("It says hello."));
+}
+
+#[test]
+fn a_failed_call_shows_the_command_the_task_says_to_run_until_it_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("run_tests.sh"),
+        "echo 'test_x ... FAILED'\n",
+    )
+    .unwrap();
+    let r = run_task(
+        dir.path(),
+        "Run `sh run_tests.sh` and tell me the name of the test that failed.",
+        vec![
+            call("list_dir", r#"{"path": "tests"}"#),
+            call("shell", r#"{"command": "sh run_tests.sh"}"#),
+            call("list_dir", r#"{"path": "tests"}"#),
+            "test_x".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("test_x"));
+    let shown = "The task says to run `sh run_tests.sh`, and no call has run it yet. That call is:\n<tool_call>\n{\"name\":\"shell\",\"arguments\":{\"command\":\"sh run_tests.sh\"}}\n</tool_call>";
+    assert!(seen(&r, 1).contains(shown), "{}", seen(&r, 1));
+    // Once it ran, a failed call no longer shows it.
+    assert!(!seen(&r, 3).ends_with(shown), "{}", seen(&r, 3));
+    assert_eq!(seen(&r, 3).matches("no call has run it yet").count(), 1);
+}

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::read_file::first_page;
 use super::spec::function_spec;
 use crate::args::{optional_string, read_access};
 use crate::file_kind::FileKind;
@@ -18,6 +19,8 @@ use crate::workspace::Workspace;
 pub struct ListDir;
 
 const NAME: &str = "list_dir";
+/// A file listed by mistake is shown whole up to this size.
+const SHOWN_FILE_BYTES: u64 = 4096;
 
 impl Tool for ListDir {
     fn name(&self) -> &str {
@@ -75,6 +78,9 @@ fn list(workspace: &Workspace, path: &str) -> ToolOutcome {
         }
     };
     let kind = FileKind::of(&metadata.file_type());
+    if kind == FileKind::Regular {
+        return regular_file(workspace, path, &shown, metadata.len());
+    }
     if kind != FileKind::Directory {
         return ToolOutcome::failure(format!(
             "`{shown}` is a {}, not a directory; use read_file to read a file, or list its parent directory.",
@@ -84,8 +90,31 @@ fn list(workspace: &Workspace, path: &str) -> ToolOutcome {
     list_existing(workspace, &resolved, &shown)
 }
 
+/// A regular file listed as a directory: what a look at it was for, as `ls -l` of a
+/// file answers. Its size, and when it is short text, what read_file shows of it; a
+/// binary file's size in bytes (what a question about it most often asks).
+fn regular_file(workspace: &Workspace, path: &str, shown: &str, bytes: u64) -> ToolOutcome {
+    let lead = format!(
+        "`{shown}` is a file ({}), not a directory",
+        human_size(bytes)
+    );
+    if bytes > SHOWN_FILE_BYTES {
+        return ToolOutcome::success(format!(
+            "{lead}; read it with read_file (a page at a time) or search it."
+        ));
+    }
+    let read = first_page(workspace, path);
+    match read.ok {
+        true => ToolOutcome::success(format!(
+            "{lead}. What read_file shows of it:\n{}",
+            read.text
+        )),
+        false => ToolOutcome::success(format!("{lead}. {}", read.text)),
+    }
+}
+
 /// The listing of `resolved`, a directory that exists.
-fn list_existing(workspace: &Workspace, resolved: &Path, shown: &str) -> ToolOutcome {
+pub(crate) fn list_existing(workspace: &Workspace, resolved: &Path, shown: &str) -> ToolOutcome {
     let reader = match fs::read_dir(resolved) {
         Ok(reader) => reader,
         Err(error) => return ToolOutcome::failure(format!("cannot list `{shown}`: {error}.")),

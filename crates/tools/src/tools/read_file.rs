@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::binary::{looks_binary, SAMPLE_BYTES};
+use super::list_dir::list_existing;
 use super::open_regular::{open_regular, OpenRefusal};
 use super::read_window::{read_window, Window, WindowError, WindowRequest};
 use super::spec::function_spec;
@@ -53,7 +54,7 @@ impl Tool for ReadFile {
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {
         match parse(args, workspace) {
-            Ok((path, request)) => read(workspace, path, request),
+            Ok((path, request)) => read(workspace, path, request, true),
             Err(error) => error.into_outcome(NAME),
         }
     }
@@ -76,12 +77,42 @@ fn parse<'a>(args: &'a Value, workspace: &Workspace) -> Result<(&'a str, WindowR
     Ok((path, request))
 }
 
-fn read(workspace: &Workspace, path: &str, request: WindowRequest) -> ToolOutcome {
+/// The first page of `path` as a read shows it, outside the run's memory of reads (a
+/// `list_dir` of a file shows it; a later read shows it again).
+pub(crate) fn first_page(workspace: &Workspace, path: &str) -> ToolOutcome {
+    let request = WindowRequest {
+        offset: 1,
+        char_offset: 0,
+        limit: workspace.limits().read_lines.max(1),
+        char_budget: workspace.limits().read_chars,
+    };
+    read(workspace, path, request, false)
+}
+
+/// `request` of `path`; with `remembered`, a range read before and unchanged since
+/// is not shown again.
+fn read(
+    workspace: &Workspace,
+    path: &str,
+    request: WindowRequest,
+    remembered: bool,
+) -> ToolOutcome {
     let resolved = match workspace.resolve(path) {
         Ok(resolved) => resolved,
         Err(refusal) => return ToolOutcome::failure(refusal.to_string()),
     };
     let shown = workspace.relative(&resolved);
+    // A directory read as a file: its entries are what the look was for.
+    if resolved.is_dir() {
+        let listing = list_existing(workspace, &resolved, &shown);
+        return match listing.ok {
+            true => ToolOutcome::success(format!(
+                "`{shown}` is a directory, not a file; its entries, as list_dir shows them:\n{}",
+                listing.text
+            )),
+            false => listing,
+        };
+    }
     let (file, metadata) = match open_regular(&resolved, &shown) {
         Ok(opened) => opened,
         Err(OpenRefusal::Missing) => {
@@ -102,9 +133,13 @@ fn read(workspace: &Workspace, path: &str, request: WindowRequest) -> ToolOutcom
         limit: request.limit,
         char_offset: request.char_offset,
     };
-    if let Some(range) =
-        workspace.with_state(|state| state.reads.recall(&memory_key, &stamp).map(str::to_string))
-    {
+    let recalled = remembered
+        .then(|| {
+            workspace
+                .with_state(|state| state.reads.recall(&memory_key, &stamp).map(str::to_string))
+        })
+        .flatten();
+    if let Some(range) = recalled {
         return ToolOutcome::success(format!(
             "You already read {range} of `{shown}` and it has not changed since; use what you read, or read another range."
         ));
@@ -127,7 +162,9 @@ fn read(workspace: &Workspace, path: &str, request: WindowRequest) -> ToolOutcom
     match read_window(reader, request) {
         Ok(window) => {
             let (text, range) = render(&window, &shown, request);
-            workspace.with_state(|state| state.reads.remember(memory_key, stamp, range));
+            if remembered {
+                workspace.with_state(|state| state.reads.remember(memory_key, stamp, range));
+            }
             ToolOutcome::success(text)
         }
         Err(WindowError::OffsetPastEnd { total_lines }) => ToolOutcome::failure(format!(

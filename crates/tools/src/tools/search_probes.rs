@@ -1,8 +1,9 @@
 //! When a search finds nothing, probes what would have matched: ignoring case, in
-//! hidden and ignored files, as literal text, as a file name (or as file contents),
-//! and without the glob. Each finding is reported with a count and a first example;
-//! a finding that is short (at most 20 hits) is listed in full and leads the reply,
-//! so the next step can use it instead of repeating the search.
+//! hidden and ignored files (each alone, then both together), as literal text, as a
+//! file name (or as file contents), and without the glob. Each finding is reported
+//! with a count and a first example; a finding that is short (at most 20 hits) is
+//! listed in full and leads the reply, so the next step can use it instead of
+//! repeating the search.
 
 use super::search::{render, render_hit, Mode};
 use super::search_engine::{
@@ -66,6 +67,17 @@ pub(crate) fn probe_contents(
             &tally,
             "line",
         ));
+    }
+    // Both at once: `api_token_ttl` for the `API_TOKEN_TTL` of a hidden `.config/` file.
+    if findings.iter().all(Option::is_none) {
+        if let Some(tally) = lines(everything, query.regex, true) {
+            findings.push(listed(
+                workspace,
+                "case-insensitive, in hidden or ignored files, it matches",
+                &tally,
+                "line",
+            ));
+        }
     }
     let literal = regex::escape(query.pattern);
     if query.literal_retry && literal != query.pattern {
@@ -204,6 +216,16 @@ pub(crate) fn probe_names(
             &tally,
             "file",
         ));
+    }
+    if findings.iter().all(Option::is_none) {
+        if let Some(tally) = names_tally(workspace, everything, pattern, true) {
+            findings.push(listed(
+                workspace,
+                "case-insensitive, in hidden or ignored files, it matches",
+                &tally,
+                "file",
+            ));
+        }
     }
     if let NamePattern::Regex(regex) = pattern {
         tried.push("in file contents");

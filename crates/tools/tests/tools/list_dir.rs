@@ -1,6 +1,6 @@
 //! `list_dir`: sorted entries with kinds, sizes and marks.
 
-use rein_tools::{ListDir, ToolLimits};
+use rein_tools::{ListDir, ReadFile, ToolLimits};
 use serde_json::json;
 
 use crate::support::{call, mkfifo, workspace, workspace_with, write};
@@ -48,16 +48,47 @@ fn long_listings_are_capped_with_a_count_of_the_rest() {
 }
 
 #[test]
-fn a_file_is_not_a_directory_and_an_empty_directory_says_so() {
+fn a_file_is_shown_for_what_it_is_and_an_empty_directory_says_so() {
     let (_dir, workspace) = workspace();
     write(&workspace, "a.txt", "x");
     std::fs::create_dir(workspace.root().join("empty")).unwrap();
+    // A short text file listed by mistake: its size and its text.
     let on_file = call(&ListDir, &workspace, json!({"path": "a.txt"}));
-    assert!(!on_file.ok);
+    assert!(on_file.ok);
     assert_eq!(
         on_file.text,
-        "`a.txt` is a file, not a directory; use read_file to read a file, or list its parent directory."
+        "`a.txt` is a file (1 B), not a directory. What read_file shows of it:\n   1| x\n"
     );
+    // Again, and then read: shown each time (a listing is not a read).
+    let again = call(&ListDir, &workspace, json!({"path": "a.txt"}));
+    assert_eq!(again.text, on_file.text);
+    let read = call(&ReadFile, &workspace, json!({"path": "a.txt"}));
+    assert_eq!(read.text, "   1| x\n");
+    // A binary file: its size in bytes.
+    std::fs::write(
+        workspace.root().join("blob.bin"),
+        [0u8, 159, 146, 150, 0, 1],
+    )
+    .unwrap();
+    let binary = call(&ListDir, &workspace, json!({"path": "blob.bin"}));
+    assert!(binary.ok);
+    assert!(
+        binary.text.starts_with(
+            "`blob.bin` is a file (6 B), not a directory. `blob.bin` is a binary file (6 bytes)"
+        ),
+        "{}",
+        binary.text
+    );
+    // A long one: its size and how to read it.
+    write(&workspace, "big.log", &"line of a log\n".repeat(1000));
+    let big = call(&ListDir, &workspace, json!({"path": "big.log"}));
+    assert!(big.ok);
+    assert_eq!(
+        big.text,
+        "`big.log` is a file (13.7 KiB), not a directory; read it with read_file (a page at a time) or search it."
+    );
+    std::fs::remove_file(workspace.root().join("blob.bin")).unwrap();
+    std::fs::remove_file(workspace.root().join("big.log")).unwrap();
     let empty = call(&ListDir, &workspace, json!({"path": "empty"}));
     assert!(empty.ok);
     assert_eq!(empty.text, "`empty` is empty.");

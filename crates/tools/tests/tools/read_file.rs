@@ -227,14 +227,15 @@ fn a_device_outside_the_workspace_is_refused_by_confinement() {
 }
 
 #[test]
-fn a_directory_points_to_list_dir() {
+fn a_directory_read_as_a_file_shows_its_entries() {
     let (_dir, workspace) = workspace();
     std::fs::create_dir(workspace.root().join("src")).unwrap();
+    std::fs::write(workspace.root().join("src/main.sh"), "echo hi\n").unwrap();
     let outcome = call(&ReadFile, &workspace, json!({"path": "src"}));
-    assert!(!outcome.ok);
+    assert!(outcome.ok);
     assert_eq!(
         outcome.text,
-        "`src` is a directory; use list_dir to see its entries."
+        "`src` is a directory, not a file; its entries, as list_dir shows them:\n`src` (1 entry):\n  main.sh  8 B"
     );
 }
 

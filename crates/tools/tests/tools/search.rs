@@ -188,6 +188,16 @@ fn zero_matches_report_what_would_have_matched() {
         hidden.text
     );
 
+    // Another case and a hidden file at once: both relaxations together find it.
+    let both = call(&Search, &workspace, json!({"pattern": "GAMMA"}));
+    assert!(
+        both.text
+            .starts_with("Case-insensitive, in hidden or ignored files: 2 matching lines in ")
+            && both.text.contains("\n.config/settings:1: gamma = 1\n"),
+        "{}",
+        both.text
+    );
+
     let literal = call(&Search, &workspace, json!({"pattern": "a+b"}));
     assert!(
         literal
