@@ -130,23 +130,13 @@ fn find_lines(file: &std::path::Path, needles: &[&String]) -> std::io::Result<Fo
     Ok(found)
 }
 
-/// `line` whole when short, else [`LINE_CHARS`] characters around `needle`, `…` where
-/// cut.
+/// `line` whole when short, else [`LINE_CHARS`] characters around `needle` (as a
+/// search shows a long matching line).
 fn around(line: &str, needle: &str) -> String {
-    let chars: Vec<char> = line.chars().collect();
-    if chars.len() <= LINE_CHARS {
+    if line.chars().count() <= LINE_CHARS {
         return line.to_string();
     }
-    let at = line
-        .find(needle)
-        .map(|byte| line[..byte].chars().count())
-        .unwrap_or(0);
-    let start = at.saturating_sub(LINE_CHARS / 4);
-    let end = (start + LINE_CHARS).min(chars.len());
-    let lead = if start > 0 { "…" } else { "" };
-    let tail = if end < chars.len() { "…" } else { "" };
-    let shown: String = chars[start..end].iter().collect();
-    format!("{lead}{}{tail}", shown.trim())
+    rein_tools::window_around(line, line.find(needle).unwrap_or(0), LINE_CHARS)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub use limits::ToolLimits;
 pub use outcome::{Access, ToolOutcome};
 pub use registry::Registry;
 pub use sandbox::{landlock_abi, SandboxMode, UnknownSandboxMode};
+pub use text::window_around;
 pub use tool::Tool;
 pub use tools::{word_lines, EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
 pub use workspace::{Workspace, WorkspaceError};

@@ -28,6 +28,26 @@ pub(crate) fn snippet(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// `max_chars` characters of a long line around the byte at `at` (a quarter of them
+/// before it), trimmed, with `…` where the line goes on: the part of a minified file's
+/// one line that matters.
+pub fn window_around(text: &str, at: usize, max_chars: usize) -> String {
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let before = text[..at].chars().count();
+    let start = before.saturating_sub(max_chars / 4);
+    let shown = prefix_chars(skip_chars(text, start), max_chars);
+    let lead = if start > 0 { "…" } else { "" };
+    let tail = if start + shown.chars().count() < text.chars().count() {
+        "…"
+    } else {
+        ""
+    };
+    format!("{lead}{}{tail}", shown.trim())
+}
+
 /// The 1-based line number of the byte at `offset`.
 pub(crate) fn line_number_at(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());

@@ -10,7 +10,7 @@ use super::spec::function_spec;
 use crate::args::{optional_string, read_access, required_string, ArgError};
 use crate::file_kind::{read_refusal, with_regular_siblings, FileKind};
 use crate::outcome::{Access, ToolOutcome};
-use crate::text::{plural, prefix_chars, skip_chars, snippet};
+use crate::text::{plural, snippet, window_around};
 use crate::tool::Tool;
 use crate::workspace::Workspace;
 
@@ -285,20 +285,7 @@ fn around_match(hit: &Hit) -> String {
     if text.chars().count() <= LINE_CHARS {
         return snippet(text, LINE_CHARS);
     }
-    let at = (0..=hit.at.min(text.len()))
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    let before = text[..at].chars().count();
-    let start = before.saturating_sub(LINE_CHARS / 4);
-    let shown = prefix_chars(skip_chars(text, start), LINE_CHARS);
-    let lead = if start > 0 { "…" } else { "" };
-    let tail = if start + shown.chars().count() < text.chars().count() {
-        "…"
-    } else {
-        ""
-    };
-    format!("{lead}{}{tail}", shown.trim())
+    window_around(text, hit.at, LINE_CHARS)
 }
 
 /// Hits as a search lists them: a count, then one line per hit, and what was left out.
