@@ -164,7 +164,11 @@ impl<B: Backend> Agent<B> {
             let mut routed = Vec::new();
             for (call, outcome) in ready.iter().zip(outcomes.iter_mut()) {
                 self.name_the_meant_file(run, call, outcome);
+                let before = outcome.text.len();
                 routed.extend(self.route_to_server_tool(call, outcome));
+                if outcome.text.len() == before {
+                    self.path_inside_note(run.task(), call, outcome);
+                }
             }
             self.task_command_note(run, &ready, &mut outcomes);
             if let (Err(error), Some(last)) = (self.reveal(&routed), outcomes.last_mut()) {

@@ -67,6 +67,10 @@ pub struct RunConfig {
     /// something (every profile; local models only). Off, only the retry after an
     /// empty reply is decoded so (`full`).
     pub no_blank: bool,
+    /// A question's reply decoded as the answer is asked on a short context of its
+    /// own: the question and the result lines that bear on it (`full`; see
+    /// `focused_answer`).
+    pub focused_answer: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -103,11 +107,12 @@ impl RunConfig {
             stepwise: profile == Profile::Full,
             workspace_files: false,
             no_blank: false,
+            focused_answer: profile == Profile::Full,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 16] = [
+    pub const SETTINGS: [&'static str; 17] = [
         "describe",
         "temperature",
         "top_p",
@@ -124,6 +129,7 @@ impl RunConfig {
         "stepwise",
         "workspace_files",
         "no_blank",
+        "focused_answer",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -171,6 +177,7 @@ impl RunConfig {
             "stepwise" => self.stepwise = switch()?,
             "workspace_files" => self.workspace_files = switch()?,
             "no_blank" => self.no_blank = switch()?,
+            "focused_answer" => self.focused_answer = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -217,6 +224,7 @@ impl RunConfig {
             "stepwise": self.stepwise,
             "workspace_files": self.workspace_files,
             "no_blank": self.no_blank,
+            "focused_answer": self.focused_answer,
         })
     }
 }

@@ -4,6 +4,7 @@
 //! the history live in their own modules; every step is an event for the sinks.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rein_engine::{
     Backend, BackendError, BackendInfo, Completion, NoEvents, ReadMode, Sampling, TurnRequest,
@@ -201,16 +202,27 @@ impl<B: Backend> Agent<B> {
                 let note = run.note.clone();
                 self.keep_in_context(&mut run.history, note.as_deref(), size, run.turns, events);
             }
+            run.focused = self.focused_evidence(&run);
+            if let Some(evidence) = &run.focused {
+                events.emit(&RunEvent::FocusedAnswer {
+                    turn: run.turns,
+                    evidence: evidence.clone(),
+                });
+            }
             let completion = match self.ask_within_context(&mut run, events).await {
                 Ok(completion) => completion,
                 Err(end) => break end,
             };
-            run.prompt_size = Some(crate::context::PromptSize::measure(
-                run.prompt_size,
-                &run.history,
-                run.note.as_deref(),
-                completion.prompt_tokens,
-            ));
+            // A focused turn's prompt is not the history: it teaches the size model
+            // nothing.
+            if run.focused.take().is_none() {
+                run.prompt_size = Some(crate::context::PromptSize::measure(
+                    run.prompt_size,
+                    &run.history,
+                    run.note.as_deref(),
+                    completion.prompt_tokens,
+                ));
+            }
             let answering = std::mem::take(&mut run.answer_only);
             run.account(&completion);
             events.emit(&turn_event(&run, &completion));
@@ -430,9 +442,28 @@ impl<B: Backend> Agent<B> {
         None
     }
 
+    /// The result lines the next reply answers from alone (`full`): when it is decoded
+    /// as the answer to a question, and some result bears on the question (see
+    /// `focused_answer`).
+    fn focused_evidence(&self, run: &RunState) -> Option<String> {
+        let memory = &run.memory;
+        let asked = run.answer_only
+            && self.config.focused_answer
+            && self.strategy.guards_answers()
+            && !run.from_knowledge
+            && !memory.task_asks_for_a_file()
+            && crate::focused_answer::asks_for_an_answer(run.task());
+        asked
+            .then(|| crate::focused_answer::evidence(run.task(), memory))
+            .flatten()
+    }
+
     /// The request of the next turn: the history (and a retry's note), shaped by the
     /// profile.
     fn request(&self, run: &RunState) -> TurnRequest {
+        if let Some(evidence) = &run.focused {
+            return self.focused_request(run, evidence);
+        }
         let mut shape = self
             .strategy
             .shape(self.config.tool_format, run.forced.as_ref());
@@ -451,7 +482,6 @@ impl<B: Backend> Agent<B> {
         if let Some(note) = &run.note {
             messages.push(Message::user(note));
         }
-        let remaining = self.config.max_tokens.saturating_sub(run.completion_tokens);
         TurnRequest {
             messages,
             tools: shape.tools.then(|| Arc::clone(&self.tools)),
@@ -471,24 +501,44 @@ impl<B: Backend> Agent<B> {
             // their last call again as bare JSON).
             prose: run.answer_only,
             read: shape.read,
-            sampling: Sampling {
-                // A retry of the same context samples hotter, so it does not repeat
-                // the reply that was dropped.
-                temperature: (self.config.temperature
-                    + self.config.retry_heat * (run.attempt - 1) as f32)
-                    .min(1.2),
-                top_p: self.config.top_p,
-                seed: self.config.seed.wrapping_add(run.requests),
-                repeat_penalty: self.config.repeat_penalty,
-            },
-            max_tokens: Some(
-                run.reply_tokens
-                    .min(u32::try_from(remaining).unwrap_or(u32::MAX))
-                    .max(1),
-            ),
+            sampling: self.sampling(run),
+            max_tokens: Some(self.reply_allowance(run)),
             stop: shape.stop,
             no_blank: run.no_blank || self.config.no_blank,
         }
+    }
+
+    /// A question's answer asked from `evidence` alone: no tools, no history, prose.
+    fn focused_request(&self, run: &RunState, evidence: &str) -> TurnRequest {
+        let mut request = TurnRequest::text(crate::focused_answer::messages(run.task(), evidence));
+        request.choice = ToolChoice::None;
+        request.prose = true;
+        request.no_blank = true;
+        request.stop = vec![self.info.family.call_opener().to_string()];
+        request.sampling = self.sampling(run);
+        request.max_tokens = Some(self.reply_allowance(run));
+        request
+    }
+
+    /// The next request's sampling. A retry of the same context samples hotter, so it
+    /// does not repeat the reply that was dropped.
+    fn sampling(&self, run: &RunState) -> Sampling {
+        Sampling {
+            temperature: (self.config.temperature
+                + self.config.retry_heat * (run.attempt - 1) as f32)
+                .min(1.2),
+            top_p: self.config.top_p,
+            seed: self.config.seed.wrapping_add(run.requests),
+            repeat_penalty: self.config.repeat_penalty,
+        }
+    }
+
+    /// The next reply's token allowance, within what the run's budget has left.
+    fn reply_allowance(&self, run: &RunState) -> u32 {
+        let remaining = self.config.max_tokens.saturating_sub(run.completion_tokens);
+        run.reply_tokens
+            .min(u32::try_from(remaining).unwrap_or(u32::MAX))
+            .max(1)
     }
 
     fn read_context<'a>(
@@ -518,8 +568,16 @@ impl<B: Backend> Agent<B> {
     /// The turn the budget allows last answers (`full`): with results in hand and no
     /// file asked for, a reply decoded as the answer beats one more call that no
     /// turn would follow (a small model calling its create again ends with none).
+    /// The last turn is the last the turn budget allows, or the last the wall clock
+    /// has room for at the pace of the turns so far (a slow machine).
     fn last_turn_answers(&self, run: &mut RunState) {
-        let last = run.turns == self.config.max_turns && self.config.max_turns > 1;
+        let by_turns = run.turns == self.config.max_turns && self.config.max_turns > 1;
+        let by_clock = last_by_clock(
+            run.started.elapsed(),
+            run.turns.saturating_sub(1),
+            self.config.wall_clock,
+        );
+        let last = by_turns || by_clock;
         if !last
             || !self.strategy.guards_answers()
             || run.answer_only
@@ -652,6 +710,16 @@ fn turn_event(run: &RunState, completion: &Completion) -> RunEvent {
     }
 }
 
+/// Whether the wall clock has room for one more turn at most: less than two turns'
+/// time is left at the pace of the `done` turns so far (`elapsed`).
+fn last_by_clock(elapsed: Duration, done: u32, wall_clock: Duration) -> bool {
+    if done == 0 {
+        return false;
+    }
+    let pace = elapsed / done;
+    wall_clock.saturating_sub(elapsed) < pace * 2
+}
+
 /// The `finish` tool of the structured profile.
 fn finish_spec() -> ToolSpec {
     ToolSpec {
@@ -665,5 +733,22 @@ fn finish_spec() -> ToolSpec {
                 "required": ["answer"]
             })),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_by_clock;
+    use std::time::Duration;
+
+    #[test]
+    fn the_clock_makes_a_turn_the_last_when_two_more_would_not_fit() {
+        let minutes = Duration::from_secs(300);
+        // 4 turns in 240 s (60 s each), 60 s left: one more at most.
+        assert!(last_by_clock(Duration::from_secs(240), 4, minutes));
+        // 4 turns in 100 s (25 s each), 200 s left: room for more.
+        assert!(!last_by_clock(Duration::from_secs(100), 4, minutes));
+        // Before any turn: never.
+        assert!(!last_by_clock(Duration::from_secs(290), 0, minutes));
     }
 }

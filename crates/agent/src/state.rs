@@ -61,6 +61,9 @@ pub(crate) struct RunState {
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
     pub answer_only: bool,
+    /// The result lines the next answer-only reply is asked from, on a context of
+    /// its own (see `focused_answer`).
+    pub focused: Option<String>,
     /// The next reply may not end blank (it retries an empty one).
     pub no_blank: bool,
     /// No tool fits the request (see `answer_now`): the answer comes from what the
@@ -127,6 +130,7 @@ impl RunState {
             several_calls: false,
             repeats: 0,
             answer_only: false,
+            focused: None,
             no_blank: false,
             from_knowledge: false,
             latest_failure: None,

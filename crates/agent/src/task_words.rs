@@ -4,7 +4,7 @@
 
 /// Words of a request that say nothing about where its content is.
 #[rustfmt::skip]
-const PLAIN_WORDS: &[&str] = &[
+pub(crate) const PLAIN_WORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be",
     "before", "but", "by", "can", "change", "comment", "comments", "content", "contents",
     "create", "directory", "do", "does", "each", "every", "file", "files", "find", "folder",

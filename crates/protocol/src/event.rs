@@ -53,6 +53,14 @@ pub enum RunEvent {
         /// The raw reply.
         raw: String,
     },
+    /// The next reply answers a question from these result lines alone, on a
+    /// context of its own (`full`).
+    FocusedAnswer {
+        /// The turn.
+        turn: u32,
+        /// The lines shown, under the calls that gave them.
+        evidence: String,
+    },
     /// Calls read from a reply.
     Calls {
         /// The turn.
@@ -213,6 +221,10 @@ impl RunEvent {
                 if *attempt > 1 { format!(", attempt {attempt}") } else { String::new() },
                 if *cut_off { ", cut off" } else { "" },
                 indent(raw)
+            ),
+            RunEvent::FocusedAnswer { evidence, .. } => format!(
+                "   ~ the answer is asked from these result lines alone:\n{}",
+                indent(evidence)
             ),
             RunEvent::Calls { calls, .. } => calls
                 .iter()

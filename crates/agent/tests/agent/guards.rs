@@ -1945,7 +1945,7 @@ fn an_answer_that_points_to_a_file_it_wrote_gets_that_content() {
             "The id is C-1 and the plan pro.".into(),
         ],
         true,
-        RunConfig::new(Profile::Full),
+        whole_context(),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -2268,7 +2268,7 @@ fn a_question_of_which_file_answered_without_a_path_is_held_once() {
             "store/accounts.py:1: class UserRepository:".into(),
         ],
         true,
-        RunConfig::new(Profile::Full),
+        whole_context(),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -2291,7 +2291,7 @@ fn a_question_of_which_file_answered_without_a_path_is_held_once() {
             "It is the search tool.".into(),
         ],
         true,
-        RunConfig::new(Profile::Full),
+        whole_context(),
     );
     assert_eq!(r.result.answer.as_deref(), Some("It is the search tool."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer".to_string()]);
@@ -2378,4 +2378,12 @@ fn a_failed_call_shows_the_command_the_task_says_to_run_until_it_ran() {
     // Once it ran, a failed call no longer shows it.
     assert!(!seen(&r, 3).ends_with(shown), "{}", seen(&r, 3));
     assert_eq!(seen(&r, 3).matches("no call has run it yet").count(), 1);
+}
+
+/// `full` with the answer asked after the whole conversation, for tests that read the
+/// notes it carries (`focused` tests the focused turn).
+fn whole_context() -> RunConfig {
+    let mut config = RunConfig::new(Profile::Full);
+    config.focused_answer = false;
+    config
 }

@@ -54,8 +54,16 @@ impl Tool for Lookup {
     }
 }
 
+/// Runs under `full` with the answer asked after the whole conversation (these tests
+/// read the notes that conversation carries; `focused` tests the focused turn).
 fn run_lookups(dir: &Path, task: &str, backend: ScriptedBackend) -> Run {
-    run_lookups_with(dir, task, backend, RunConfig::new(Profile::Full))
+    run_lookups_with(dir, task, backend, whole_context())
+}
+
+fn whole_context() -> RunConfig {
+    let mut config = RunConfig::new(Profile::Full);
+    config.focused_answer = false;
+    config
 }
 
 fn run_lookups_with(dir: &Path, task: &str, backend: ScriptedBackend, config: RunConfig) -> Run {
@@ -239,7 +247,7 @@ fn the_last_turn_the_budget_allows_is_an_answer() {
         ],
         true,
     );
-    let mut config = RunConfig::new(Profile::Full);
+    let mut config = whole_context();
     config.max_turns = 3;
     let r = run_lookups_with(dir.path(), TASK, backend, config);
     assert_eq!(

@@ -470,3 +470,57 @@ fn a_failed_call_runs_again_once_something_changed() {
     // After the write, the same read is run again, and finds the file.
     assert!(outputs[2].contains("alpha"), "{}", outputs[2]);
 }
+
+#[test]
+fn a_path_taken_for_the_workspace_root_gets_the_call_inside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("store")).unwrap();
+    std::fs::write(
+        dir.path().join("store/accounts.py"),
+        "class UserRepository:\n    pass\n",
+    )
+    .unwrap();
+    let task = "Which file defines the class named userrepository? Answer with the file's path.";
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            call(
+                "search",
+                r#"{"pattern": "userrepository", "path": "/workspace"}"#,
+            ),
+            call(
+                "read_file",
+                r#"{"path": "/home/user/project/store/accounts.py"}"#,
+            ),
+            call("read_file", r#"{"path": "/etc/hosts"}"#),
+            "store/accounts.py".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    // What the model saw after each call (the trace's result event is the tool's
+    // own output; the loop's additions reach the conversation).
+    let last_result = |index: usize| {
+        let turn = seen(&r, index);
+        turn.rsplit("[Tool]").next().unwrap_or_default().to_string()
+    };
+    let first = last_result(1);
+    assert!(
+        first.contains("Paths are relative to the workspace root (`.`), not `/workspace`. The same call inside the workspace is:\n<tool_call>\n{\"name\":\"search\",\"arguments\":{\"pattern\":\"userrepository\",\"path\":\".\"}}"),
+        "{first}"
+    );
+    let second = last_result(2);
+    assert!(
+        second.contains(r#"{"name":"read_file","arguments":{"path":"store/accounts.py"}}"#),
+        "{second}"
+    );
+    // Nothing in the workspace is what it meant: the refusal alone.
+    let third = last_result(3);
+    assert!(
+        third.contains("`/etc/hosts` is outside the workspace"),
+        "{third}"
+    );
+    assert!(!third.contains("Paths are relative"), "{third}");
+    assert_eq!(r.result.answer.as_deref(), Some("store/accounts.py"));
+}

@@ -91,13 +91,15 @@ fn list(workspace: &Workspace, path: &str) -> ToolOutcome {
 }
 
 /// A regular file listed as a directory: what a look at it was for, as `ls -l` of a
-/// file answers. Its size, and when it is short text, what read_file shows of it; a
+/// file answers. Its size (in bytes too past 1 KiB), and when it is short text, what read_file shows of it; a
 /// binary file's size in bytes (what a question about it most often asks).
 fn regular_file(workspace: &Workspace, path: &str, shown: &str, bytes: u64) -> ToolOutcome {
-    let lead = format!(
-        "`{shown}` is a file ({}), not a directory",
-        human_size(bytes)
-    );
+    // The exact count too, once the short form rounds it ("How many bytes …").
+    let size = match bytes < 1024 {
+        true => human_size(bytes),
+        false => format!("{bytes} bytes, {}", human_size(bytes)),
+    };
+    let lead = format!("`{shown}` is a file ({size}), not a directory");
     if bytes > SHOWN_FILE_BYTES {
         return ToolOutcome::success(format!(
             "{lead}; read it with read_file (a page at a time) or search it."

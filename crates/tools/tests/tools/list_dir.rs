@@ -85,7 +85,7 @@ fn a_file_is_shown_for_what_it_is_and_an_empty_directory_says_so() {
     assert!(big.ok);
     assert_eq!(
         big.text,
-        "`big.log` is a file (13.7 KiB), not a directory; read it with read_file (a page at a time) or search it."
+        "`big.log` is a file (14000 bytes, 13.7 KiB), not a directory; read it with read_file (a page at a time) or search it."
     );
     std::fs::remove_file(workspace.root().join("blob.bin")).unwrap();
     std::fs::remove_file(workspace.root().join("big.log")).unwrap();
