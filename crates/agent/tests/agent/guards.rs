@@ -1519,13 +1519,7 @@ fn an_answer_before_any_look_at_a_path_the_task_names_is_held_once() {
 #[test]
 fn an_answer_naming_a_file_the_workspace_lacks_before_any_look_is_held() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("store")).unwrap();
-    std::fs::write(
-        dir.path().join("store/accounts.py"),
-        "class UserRepository:\n    pass\n",
-    )
-    .unwrap();
-    let task = "Which file defines the class named userrepository? Answer with the file's path.";
+    let task = which_file_defines(dir.path());
     let r = run_task(
         dir.path(),
         task,
@@ -2251,13 +2245,7 @@ fn a_tool_name_written_as_a_shell_command_gets_the_call_to_make() {
 #[test]
 fn a_question_of_which_file_answered_without_a_path_is_held_once() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("store")).unwrap();
-    std::fs::write(
-        dir.path().join("store/accounts.py"),
-        "class UserRepository:\n    pass\n",
-    )
-    .unwrap();
-    let task = "Which file defines the class named userrepository? Answer with the file's path.";
+    let task = which_file_defines(dir.path());
     let search = call("search", r#"{"pattern": "class UserRepository"}"#);
     let r = run_task(
         dir.path(),

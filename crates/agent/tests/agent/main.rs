@@ -92,6 +92,18 @@ fn run_ungrounded(dir: &Path, replies: Vec<String>) -> Run {
     run_with(dir, replies, true, config)
 }
 
+/// A workspace whose `store/accounts.py` defines `UserRepository`, and the question
+/// that asks which file does.
+fn which_file_defines(dir: &Path) -> &'static str {
+    std::fs::create_dir_all(dir.join("store")).unwrap();
+    std::fs::write(
+        dir.join("store/accounts.py"),
+        "class UserRepository:\n    pass\n",
+    )
+    .unwrap();
+    "Which file defines the class named userrepository? Answer with the file's path."
+}
+
 /// The text of every message the model saw in request `index`.
 fn seen(run: &Run, index: usize) -> String {
     run.agent.backend().requests[index]

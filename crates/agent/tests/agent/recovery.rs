@@ -474,13 +474,7 @@ fn a_failed_call_runs_again_once_something_changed() {
 #[test]
 fn a_path_taken_for_the_workspace_root_gets_the_call_inside_it() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("store")).unwrap();
-    std::fs::write(
-        dir.path().join("store/accounts.py"),
-        "class UserRepository:\n    pass\n",
-    )
-    .unwrap();
-    let task = "Which file defines the class named userrepository? Answer with the file's path.";
+    let task = which_file_defines(dir.path());
     let r = run_task(
         dir.path(),
         task,
