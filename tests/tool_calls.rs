@@ -2,8 +2,8 @@
 //! schemas (a fixed-seed proptest runner, so CI sees the same cases every run), every
 //! call parses, names an offered tool, and validates against the tool's schema.
 //!
-//! A reply cut off by the token limit holds no call (a partial call is never used); it
-//! is retried with twice the allowance, as the agent loop will, and counted. The tiny
+//! A reply cut off by the token limit, or by the loop detector, holds no call (a partial
+//! call is never used); it is retried with twice the allowance and counted. The tiny
 //! model sometimes repeats itself inside an unbounded string until any limit; those
 //! cases end as "truncated", never as a malformed call.
 
@@ -68,6 +68,8 @@ struct Tally {
     calls: usize,
     truncated_first_try: usize,
     truncated_after_retries: usize,
+    /// Replies the loop detector cut (each also counted as truncated).
+    looped: usize,
 }
 
 #[test]
@@ -136,10 +138,15 @@ fn every_required_call_from_the_tiny_model_parses_and_validates() {
                         out.text.chars().take(200).collect::<String>()
                     );
                 }
-                let cut = matches!(
-                    out.stop_reason,
-                    StopReason::MaxTokens | StopReason::ContextFull
-                );
+                // A reply the loop detector cut is cut off, as the engine's backend
+                // reads it: its open call is truncated, never malformed.
+                let looped = out.stop_reason == StopReason::Loop;
+                tally.borrow_mut().looped += usize::from(looped);
+                let cut = looped
+                    || matches!(
+                        out.stop_reason,
+                        StopReason::MaxTokens | StopReason::ContextFull
+                    );
                 // The one reader, strictly: calls in the family's syntax only.
                 let reply = format.read(
                     &out.text,

@@ -121,6 +121,8 @@ impl<B: Backend> Agent<B> {
             return Flow::Stop((StopReason::Finished, Some(answer), None));
         }
         let mut outcomes = self.run_unguessed(run, &ready, events).await;
+        // The results as traced: what the loop appends below is traced as notes.
+        let traced: Vec<usize> = outcomes.iter().map(|o| o.text.len()).collect();
         for outcome in outcomes
             .iter_mut()
             .filter(|o| o.ok && !o.reveals.is_empty())
@@ -251,6 +253,15 @@ impl<B: Backend> Agent<B> {
         // around it: the run goes on (the next reply still gets the notes).
         if outcomes.iter().any(|o| o.ok && !o.repeated_success) {
             exhausted = None;
+        }
+        for ((call, outcome), traced) in ready.iter().zip(&outcomes).zip(traced) {
+            if let Some(note) = outcome.text.get(traced..).filter(|n| !n.is_empty()) {
+                events.emit(&RunEvent::ResultNote {
+                    turn: run.turns,
+                    id: call.id.clone(),
+                    note: note.to_string(),
+                });
+            }
         }
         let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
         self.strategy.record(

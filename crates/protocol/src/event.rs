@@ -128,6 +128,16 @@ pub enum RunEvent {
         /// How long it took.
         ms: u64,
     },
+    /// The loop added a note after a tool's result (a route, a path inside the
+    /// workspace, a deferred call…): the model sees the result then this note.
+    ResultNote {
+        /// The turn.
+        turn: u32,
+        /// The call's id.
+        id: String,
+        /// The text added after the result.
+        note: String,
+    },
     /// The final answer was held back to ask for verification.
     VerificationRequested {
         /// The turn.
@@ -244,6 +254,9 @@ impl RunEvent {
                 if *timed_out { ", timed out" } else { "" },
                 indent(output)
             ),
+            RunEvent::ResultNote { id, note, .. } => {
+                format!("   + note after {id}:\n{}", indent(note.trim_start()))
+            }
             RunEvent::VerificationRequested { files, .. } => format!(
                 "   ? answer held: edited {} without a test or build since",
                 files.join(", ")

@@ -517,4 +517,16 @@ fn a_path_taken_for_the_workspace_root_gets_the_call_inside_it() {
     );
     assert!(!third.contains("Paths are relative"), "{third}");
     assert_eq!(r.result.answer.as_deref(), Some("store/accounts.py"));
+    // The trace holds each note after the tool's own output, as the model saw it.
+    let notes: Vec<&str> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ResultNote { note, .. } => Some(note.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(first.ends_with(notes[0].trim_end()), "{notes:?}\n{first}");
+    assert!(notes[1].contains("store/accounts.py"), "{notes:?}");
 }
