@@ -159,11 +159,15 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = true;
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
-                    // The planned call may turn out not to be needed: an answer
-                    // stays possible.
-                    Held::PlannedCalls(_) | Held::Unsupported(..) | Held::WrongPick(_) => {
+                    // A focused answer's value or pick is asked again on the
+                    // focused context, with the note (see `focused_answer`).
+                    Held::Unsupported(..) | Held::WrongPick(_) => {
+                        run.answer_only |= run.reply_focused;
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
+                    // The planned call may turn out not to be needed: an answer
+                    // stays possible.
+                    Held::PlannedCalls(_) => (FailureClass::NotAnAnswer, RetryMode::Same),
                     // A call written as plain text (an answer-only turn): asked again.
                     _ if rein_format::read::bare_calls(&text).is_some() => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
@@ -447,15 +451,20 @@ impl<B: Backend> Agent<B> {
                 }
             }
             // A question of which file, answered without a file's path while a
-            // result names one.
+            // path it writes nearly names one, or a result names one.
             let root = self.executor.workspace.root();
             if crate::path_answer::asks_for_a_path(run.task())
                 && !crate::path_answer::names_a_file(text, root)
             {
-                if let Some((tool, result)) =
-                    crate::path_answer::result_naming_a_file(&run.history, root)
-                {
-                    let held = Held::NoPath(tool, result);
+                use crate::path_answer::PathHint;
+                let hint = crate::path_answer::near_miss(text, root)
+                    .map(|(said, file)| PathHint::NearMiss { said, file })
+                    .or_else(|| {
+                        crate::path_answer::result_naming_a_file(&run.history, root)
+                            .map(|(tool, result)| PathHint::Result { tool, result })
+                    });
+                if let Some(hint) = hint {
+                    let held = Held::NoPath(hint);
                     if run.holds.has_room(&held) {
                         return Some(held);
                     }

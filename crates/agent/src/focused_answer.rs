@@ -15,6 +15,11 @@ const LINES_SHOWN: usize = 12;
 /// Characters of one line shown at most (a long line around its best word).
 const LINE_CHARS: usize = 240;
 
+/// A line is shown only if it scores at least this share of the best line: filler
+/// that shares one common word with the task ("test", "file") does not ride along
+/// with the line that answers, for a small model to pick instead.
+const SCORE_FRACTION: f64 = 0.34;
+
 /// Whether `task` asks to be answered (a question, "tell me", "answer with …"), not
 /// only for something to be done.
 pub(crate) fn asks_for_an_answer(task: &str) -> bool {
@@ -69,6 +74,9 @@ pub(crate) fn evidence(task: &str, memory: &Memory) -> Option<String> {
                 .lines()
                 .enumerate()
                 .filter(|(_, text)| !text.trim().is_empty())
+                // The harness's own sentence on where a value is: the line under it
+                // is the evidence.
+                .filter(|(_, text)| !crate::task_needles::is_lead_sentence(text))
                 .map(move |(place, text)| Line {
                     source,
                     place,
@@ -127,7 +135,13 @@ pub(crate) fn evidence(task: &str, memory: &Memory) -> Option<String> {
             lb.source.cmp(&la.source).then(la.place.cmp(&lb.place))
         })
     });
-    let mut chosen: Vec<usize> = scored.iter().take(LINES_SHOWN).map(|(_, i)| *i).collect();
+    let floor = scored[0].0 * SCORE_FRACTION;
+    let mut chosen: Vec<usize> = scored
+        .iter()
+        .take(LINES_SHOWN)
+        .filter(|(score, _)| *score >= floor)
+        .map(|(_, i)| *i)
+        .collect();
     chosen.sort_unstable();
     let mut out = String::new();
     let mut current = None;
@@ -162,12 +176,20 @@ fn shown(text: &str, shared: &HashSet<String>, needles: &[String]) -> String {
 }
 
 /// The focused turn's conversation: one user message, the `evidence` and then the
-/// question. No instruction of the harness's own: the 0.5B model gave back the
-/// sentence that asked it to answer ("The value, name or path the question asks for,
-/// copied exactly from the lines given.") as its answer; the question comes last,
-/// where a small model answers from.
-pub(crate) fn messages(task: &str, evidence: &str) -> Vec<Message> {
-    vec![Message::user(format!("{evidence}\n\n{}", task.trim()))]
+/// question. No instruction of the harness's own on a first try: the 0.5B model gave
+/// back the sentence that asked it to answer ("The value, name or path the question
+/// asks for, copied exactly from the lines given.") as its answer. The retry of a held
+/// answer has the hold's `note` between the lines and the question (without it, the
+/// retry is the same prompt, hotter); the question comes last, where a small model
+/// answers from.
+pub(crate) fn messages(task: &str, evidence: &str, note: Option<&str>) -> Vec<Message> {
+    let note = note
+        .map(|n| format!("{}\n\n", n.trim()))
+        .unwrap_or_default();
+    vec![Message::user(format!(
+        "{evidence}\n\n{note}{}",
+        task.trim()
+    ))]
 }
 
 #[cfg(test)]
@@ -247,10 +269,8 @@ mod tests {
         let evidence = evidence(task, &memory).unwrap();
         assert!(evidence.contains("\"maxRetries\": 17"), "{evidence}");
         assert!(evidence.chars().count() < 1000, "{evidence}");
-        // The calls come in the order they ran, each with the lines it gave.
-        let listing = evidence.find("From `list_dir`").unwrap();
-        let read = evidence.find("From `read_file`").unwrap();
-        assert!(read < listing, "{evidence}");
+        // The listing shares the file's name and not the value: far weaker, left out.
+        assert!(!evidence.contains("From `list_dir`"), "{evidence}");
     }
 
     #[test]
@@ -276,11 +296,20 @@ mod tests {
 
     #[test]
     fn the_focused_conversation_is_the_lines_then_the_question() {
-        let messages = messages(" What is x? ", "From `search` {}:\nx = 1");
-        assert_eq!(messages.len(), 1);
+        let first = messages(" What is x? ", "From `search` {}:\nx = 1", None);
+        assert_eq!(first.len(), 1);
         assert_eq!(
-            messages[0].content.as_deref(),
+            first[0].content.as_deref(),
             Some("From `search` {}:\nx = 1\n\nWhat is x?")
+        );
+        let retry = messages(
+            "What is x?",
+            "From `search` {}:\nx = 1",
+            Some("Not quite: `y` is not it.\n"),
+        );
+        assert_eq!(
+            retry[0].content.as_deref(),
+            Some("From `search` {}:\nx = 1\n\nNot quite: `y` is not it.\n\nWhat is x?")
         );
     }
 
@@ -303,5 +332,42 @@ mod tests {
         let task = "data/events.log is very large. Find the event with id EVT-77812 and answer with its status.";
         let evidence = evidence(task, &memory).unwrap();
         assert_eq!(evidence.matches("EVT-77812").count(), 1, "{evidence}");
+    }
+
+    #[test]
+    fn the_lead_sentence_and_weak_lines_are_left_out() {
+        let mut memory = Memory {
+            task_needles: vec!["EVT-77812".into()],
+            ..Memory::default()
+        };
+        remember(
+            &mut memory,
+            "read_file",
+            r#"{"path":"data/events.log"}"#,
+            "`EVT-77812`, which the task names, is on line 31234 of `data/events.log`, not in the part this read shows:\n\
+             31234| 2026-10-01T07:12:44Z id=EVT-77812 status=REFUNDED\n\
+             The part read:\n\
+             1| 2026-09-01T00:00:00Z id=EVT-1 status=DELIVERED\n\
+             2| an event log, one event per line",
+        );
+        remember(
+            &mut memory,
+            "search",
+            r#"{"pattern":"EVT-77812"}"#,
+            "data/events.log:31234: 2026-10-01T07:12:44Z id=EVT-77812 status=REFUNDED",
+        );
+        let task = "data/events.log is very large. Find the event with id EVT-77812 and answer with its status.";
+        let evidence = evidence(task, &memory).unwrap();
+        // The calls come in the order they ran, each with the lines it gave.
+        let (read, search) = evidence.split_once("From `search`").unwrap();
+        assert!(search.contains("data/events.log:31234:"), "{evidence}");
+        let lines: Vec<&str> = read.lines().skip(1).collect();
+        // The file's line holds the value; the line that shares only "event" is
+        // far weaker and is dropped with the harness's sentence.
+        assert_eq!(
+            lines,
+            ["31234| 2026-10-01T07:12:44Z id=EVT-77812 status=REFUNDED"],
+            "{evidence}"
+        );
     }
 }

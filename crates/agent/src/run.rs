@@ -215,7 +215,8 @@ impl<B: Backend> Agent<B> {
             };
             // A focused turn's prompt is not the history: it teaches the size model
             // nothing.
-            if run.focused.take().is_none() {
+            run.reply_focused = run.focused.take().is_some();
+            if !run.reply_focused {
                 run.prompt_size = Some(crate::context::PromptSize::measure(
                     run.prompt_size,
                     &run.history,
@@ -510,7 +511,14 @@ impl<B: Backend> Agent<B> {
 
     /// A question's answer asked from `evidence` alone: no tools, no history, prose.
     fn focused_request(&self, run: &RunState, evidence: &str) -> TurnRequest {
-        let mut request = TurnRequest::text(crate::focused_answer::messages(run.task(), evidence));
+        // A retry of a held answer carries the hold's note, unless the note asks for
+        // a call (this turn offers none).
+        let note = run
+            .note
+            .as_deref()
+            .filter(|_| run.attempt > 1 && run.forced.is_none());
+        let mut request =
+            TurnRequest::text(crate::focused_answer::messages(run.task(), evidence, note));
         request.choice = ToolChoice::None;
         request.prose = true;
         request.no_blank = true;

@@ -64,6 +64,8 @@ pub(crate) struct RunState {
     /// The result lines the next answer-only reply is asked from, on a context of
     /// its own (see `focused_answer`).
     pub focused: Option<String>,
+    /// The reply being read was asked on the focused context.
+    pub reply_focused: bool,
     /// The next reply may not end blank (it retries an empty one).
     pub no_blank: bool,
     /// No tool fits the request (see `answer_now`): the answer comes from what the
@@ -131,6 +133,7 @@ impl RunState {
             repeats: 0,
             answer_only: false,
             focused: None,
+            reply_focused: false,
             no_blank: false,
             from_knowledge: false,
             latest_failure: None,

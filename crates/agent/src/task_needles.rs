@@ -17,6 +17,16 @@ const SHOWN_LINES: usize = 3;
 const MAX_NEEDLES: usize = 3;
 /// Characters of a matching line shown around the value.
 const LINE_CHARS: usize = 200;
+/// What a lead sentence says after the value it names.
+const LEAD_MARK: &str = ", which the task names, is on ";
+
+/// Whether `line` is one of the lead's own sentences (which line holds a value), not a
+/// line of the file: the evidence of a focused answer leaves it out, as the 0.5B model
+/// copied it ("`EVT-77812`, which the task names, is on line 31234 …") instead of the
+/// line under it.
+pub(crate) fn is_lead_sentence(line: &str) -> bool {
+    line.starts_with('`') && line.contains(LEAD_MARK) && line.ends_with("shows:")
+}
 
 /// The task's values worth finding in a file: words of four characters or more that
 /// mix letters and digits (`EVT-77812`) or have a capital past their first letter
@@ -87,7 +97,7 @@ pub(crate) fn with_needle_lines(
         };
         let noun = if count == 1 { "line" } else { "lines" };
         lead.push_str(&format!(
-            "`{needle}`, which the task names, is on {noun} {}{more} of `{path}`, not in the part this read shows:\n",
+            "`{needle}`{LEAD_MARK}{noun} {}{more} of `{path}`, not in the part this read shows:\n",
             numbers.join(", ")
         ));
         for (number, text) in &lines {
@@ -202,6 +212,10 @@ mod tests {
             noted.text,
             "`EVT-77812`, which the task names, is on line 301 of `events.log`, not in the part this read shows:\n 301| id=EVT-77812 status=REFUNDED\nThe part read:\n   1| id=EVT-1 status=DELIVERED\n[lines 1-1 of 501 shown]"
         );
+        // The lead's sentence is known as the harness's own; the file's line is not.
+        let lines: Vec<&str> = noted.text.lines().collect();
+        assert!(is_lead_sentence(lines[0]));
+        assert!(!is_lead_sentence(lines[1]));
         // A read that shows it, or a failed one, is left as it is.
         let shown = CallOutcome {
             ok: true,

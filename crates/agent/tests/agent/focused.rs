@@ -105,3 +105,91 @@ fn a_task_that_asks_for_a_change_is_never_answered_out_of_context() {
         .iter()
         .any(|e| matches!(e, TraceEvent::FocusedAnswer { .. })));
 }
+
+#[test]
+fn a_held_focused_answer_is_retried_with_the_note_and_the_real_path() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".config")).unwrap();
+    std::fs::write(
+        dir.path().join(".config/service.env"),
+        "# service settings\nAPI_TOKEN_TTL=5400\n",
+    )
+    .unwrap();
+    let task = "Some file in this project sets API_TOKEN_TTL. Find it and answer with the file's path and the value it sets.";
+    let search = call("search", r#"{"pattern": "API_TOKEN_TTL"}"#);
+    let replies = vec![
+        search.clone(),
+        search.clone(),
+        search,
+        // The dot of the hidden directory dropped: held once, with the file's path.
+        "`config/service.env` sets it to 5400.".into(),
+        "`.config/service.env` sets API_TOKEN_TTL=5400.".into(),
+    ];
+    let r = run_task(
+        dir.path(),
+        task,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("`.config/service.env` sets API_TOKEN_TTL=5400.")
+    );
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests.len(), 5);
+    // Both answer turns are focused; the retry has the hold's note before the
+    // question, the first try has none.
+    let first = requests[3].messages[0]
+        .content
+        .as_deref()
+        .unwrap_or_default();
+    let retry = requests[4].messages[0]
+        .content
+        .as_deref()
+        .unwrap_or_default();
+    assert_eq!(requests[4].messages.len(), 1);
+    assert!(!first.contains("Not quite"), "{first}");
+    assert!(
+        retry.contains("`config/service.env` is not a file in the workspace; a result names `.config/service.env`."),
+        "{retry}"
+    );
+    assert!(retry.ends_with(task), "{retry}");
+    assert!(retry.contains("API_TOKEN_TTL=5400"), "{retry}");
+}
+
+#[test]
+fn a_path_off_by_case_is_held_with_the_file_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("Store")).unwrap();
+    std::fs::write(
+        dir.path().join("Store/Accounts.py"),
+        "class UserRepository:\n    pass\n",
+    )
+    .unwrap();
+    let task = "Which file defines the class UserRepository? Answer with the file's path.";
+    let search = call("search", r#"{"pattern": "class UserRepository"}"#);
+    let replies = vec![
+        search.clone(),
+        search.clone(),
+        search,
+        "store/accounts.py".into(),
+        "Store/Accounts.py".into(),
+    ];
+    let r = run_task(
+        dir.path(),
+        task,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("Store/Accounts.py"));
+    let retry = r.agent.backend().requests[4].messages.last().unwrap();
+    let retry = retry.content.as_deref().unwrap_or_default();
+    assert!(
+        retry.contains(
+            "`store/accounts.py` is not a file of the workspace; the file is `Store/Accounts.py`."
+        ),
+        "{retry}"
+    );
+}
