@@ -213,6 +213,17 @@ impl<B: Backend> Agent<B> {
                     }
                     _ => other.note(),
                 };
+                // A focused answer's value, pick or path: the note says what is
+                // wrong with it, and the retry, focused too, gets it.
+                run.focused_note = run.reply_focused
+                    && run.answer_only
+                    && matches!(
+                        other,
+                        Held::Unsupported(..)
+                            | Held::WrongPick(_)
+                            | Held::NoPath(_)
+                            | Held::StoredInstead(..)
+                    );
                 self.retry(run, class, &detail, Some(note), mode, events)
             }
         }
@@ -423,8 +434,12 @@ impl<B: Backend> Agent<B> {
             }
             // An answer taken from the latest result is not held for a call that waited
             // for it: that call was most often the model's other way to the same value.
+            // Nor is an answer asked from the evidence: the loop had decided the next
+            // reply answers (the 0.5B model's answer naming the failed test was held
+            // for an `edit_file` sprayed seven turns before, on the run's last turn).
             let planned = Held::PlannedCalls(run.memory.planned.clone());
             if !run.memory.planned.is_empty()
+                && !run.reply_focused
                 && run.holds.has_room(&planned)
                 && !self.quotes_latest_result(run, text)
             {

@@ -216,6 +216,7 @@ impl<B: Backend> Agent<B> {
             // A focused turn's prompt is not the history: it teaches the size model
             // nothing.
             run.reply_focused = run.focused.take().is_some();
+            run.focused_note = false;
             if !run.reply_focused {
                 run.prompt_size = Some(crate::context::PromptSize::measure(
                     run.prompt_size,
@@ -511,12 +512,11 @@ impl<B: Backend> Agent<B> {
 
     /// A question's answer asked from `evidence` alone: no tools, no history, prose.
     fn focused_request(&self, run: &RunState, evidence: &str) -> TurnRequest {
-        // A retry of a held answer carries the hold's note, unless the note asks for
-        // a call (this turn offers none).
-        let note = run
-            .note
-            .as_deref()
-            .filter(|_| run.attempt > 1 && run.forced.is_none());
+        // The retry of a focused answer held for its value, pick or path carries the
+        // hold's note. Any other note (a reply cut for looping with the latest result,
+        // "that was not an answer" with another result) is the conversation's, and
+        // left out: the 0.5B model copied such notes as its answer.
+        let note = run.note.as_deref().filter(|_| run.focused_note);
         let mut request =
             TurnRequest::text(crate::focused_answer::messages(run.task(), evidence, note));
         request.choice = ToolChoice::None;

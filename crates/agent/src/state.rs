@@ -66,6 +66,9 @@ pub(crate) struct RunState {
     pub focused: Option<String>,
     /// The reply being read was asked on the focused context.
     pub reply_focused: bool,
+    /// The retry's note goes into the focused context (it holds a focused answer's
+    /// value, pick or path).
+    pub focused_note: bool,
     /// The next reply may not end blank (it retries an empty one).
     pub no_blank: bool,
     /// No tool fits the request (see `answer_now`): the answer comes from what the
@@ -134,6 +137,7 @@ impl RunState {
             answer_only: false,
             focused: None,
             reply_focused: false,
+            focused_note: false,
             no_blank: false,
             from_knowledge: false,
             latest_failure: None,

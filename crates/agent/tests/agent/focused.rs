@@ -4,7 +4,9 @@
 use rein_agent::{Profile, RunConfig};
 use rein_protocol::{RunEvent as TraceEvent, StopReason};
 
-use super::{call, run_task};
+use rein_test_support::ScriptedBackend;
+
+use super::{call, run_backend_task, run_task};
 
 const TASK: &str =
     "The logs/ directory holds the deploy log. Find the version that was deployed and answer with it.";
@@ -192,4 +194,58 @@ fn a_path_off_by_case_is_held_with_the_file_it_names() {
         ),
         "{retry}"
     );
+}
+
+#[test]
+fn a_reply_cut_for_looping_is_answered_from_the_lines_without_the_loops_note() {
+    let dir = tempfile::tempdir().unwrap();
+    deploy_log(dir.path());
+    let read = call("read_file", r#"{"path": "logs/deploy.log"}"#);
+    let mut backend = ScriptedBackend::new([read.clone()], true);
+    backend.push_looped(format!("{read}\n{read}\n{read}"));
+    backend.push("2.7.1");
+    let r = run_backend_task(dir.path(), TASK, backend, RunConfig::new(Profile::Full));
+    assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests.len(), 3);
+    // The answer is asked on the focused context, and the loop's note (with the
+    // result in full) stays out of it: the 0.5B model copied it as its answer.
+    let focused = &requests[2];
+    assert_eq!(focused.messages.len(), 1);
+    let asked = focused.messages[0].content.as_deref().unwrap_or_default();
+    assert!(asked.contains("deployed version 2.7.1"), "{asked}");
+    assert!(!asked.contains("repeating"), "{asked}");
+    assert!(asked.ends_with(TASK), "{asked}");
+}
+
+#[test]
+fn a_focused_answer_is_not_held_for_a_call_planned_turns_before() {
+    let dir = tempfile::tempdir().unwrap();
+    deploy_log(dir.path());
+    let read = call("read_file", r#"{"path": "logs/deploy.log"}"#);
+    // The read runs; the edit after it waits for its result (planned).
+    let sprayed = [
+        read.clone(),
+        call(
+            "edit_file",
+            r#"{"path": "logs/deploy.log", "old_string": "2.7.1", "new_string": "2.7.2"}"#,
+        ),
+    ]
+    .join("\n");
+    let r = run_task(
+        dir.path(),
+        TASK,
+        vec![sprayed, read.clone(), read, "2.7.1".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::FocusedAnswer { .. })));
+    assert!(!r.events.iter().any(|e| matches!(
+        e,
+        TraceEvent::Recovery { detail, .. } if detail.starts_with("planned_calls")
+    )));
 }

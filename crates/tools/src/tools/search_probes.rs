@@ -229,12 +229,44 @@ pub(crate) fn probe_names(
     }
     if let NamePattern::Regex(regex) = pattern {
         tried.push("in file contents");
-        let contents = content_matcher(regex, false)
-            .ok()
-            .and_then(|matcher| search_contents(normal, &matcher, LISTED, PROBE_MAX_COUNT).ok());
-        if let Some(tally) = contents {
+        let contents = |scope: Scope<'_>, case_insensitive: bool| {
+            content_matcher(regex, case_insensitive)
+                .ok()
+                .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
+                .filter(|tally| tally.count > 0)
+        };
+        // As written, else in any case (`userrepository` for `class UserRepository`),
+        // else in hidden and ignored files too (`API_TOKEN_TTL` in `.config/`); in the
+        // files the glob names, else in any file (a glob is about names).
+        let globs = match scope.glob {
+            Some(glob) => vec![Some(glob), None],
+            None => vec![None],
+        };
+        let found = globs.into_iter().find_map(|glob| {
+            let normal = Scope { glob, ..normal };
+            let everything = Scope { glob, ..everything };
+            [
+                (normal, false, "in file contents, it matches"),
+                (normal, true, "in file contents (any case), it matches"),
+                (
+                    everything,
+                    false,
+                    "in the contents of hidden or ignored files, it matches",
+                ),
+                (
+                    everything,
+                    true,
+                    "in the contents of hidden or ignored files (any case), it matches",
+                ),
+            ]
+            .into_iter()
+            .find_map(|(scope, any_case, lead)| {
+                contents(scope, any_case).map(|tally| (tally, lead))
+            })
+        });
+        if let Some((tally, lead)) = found {
             findings.push(
-                listed(workspace, "in file contents, it matches", &tally, "line")
+                listed(workspace, lead, &tally, "line")
                     .map(|found| found.hint(" (use mode \"content\" to list them)")),
             );
         }

@@ -431,6 +431,33 @@ fn a_short_finding_that_is_what_was_meant_is_listed_in_full() {
         by_mode.text
     );
     assert!(!by_mode.text.contains("use mode"), "{}", by_mode.text);
+    // The same in another case: the lines, in any case.
+    let any_case = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "FN ALPHA_TWO", "mode": "files"}),
+    );
+    assert!(
+        any_case.text.starts_with(
+            "In file contents (any case): 1 matching line in 1 file:\nsrc/b.rs:1: fn alpha_two() {}\n"
+        ),
+        "{}",
+        any_case.text
+    );
+    // In a hidden file's contents: the lines there.
+    write(&workspace, ".config/service.env", "API_TOKEN_TTL=5400\n");
+    let hidden = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "API_TOKEN_TTL", "mode": "files", "glob": ".*"}),
+    );
+    assert!(
+        hidden.text.contains(
+            "In the contents of hidden or ignored files: 1 matching line in 1 file:\n.config/service.env:1: API_TOKEN_TTL=5400\n"
+        ),
+        "{}",
+        hidden.text
+    );
     // A glob that excludes every match: the matches without it.
     write(&workspace, "notes.txt", "nothing here\n");
     let by_glob = call(
