@@ -42,6 +42,7 @@ impl<B: Backend> Agent<B> {
             },
             false => text,
         };
+        let text = self.with_real_path(run, text, events);
         // No tool fits: a reply about the tools ("No tool fits.", "No tool can run.")
         // or a copy of the note is not the answer the question wants; asked once more,
         // as an answer.
@@ -221,12 +222,35 @@ impl<B: Backend> Agent<B> {
                         other,
                         Held::Unsupported(..)
                             | Held::WrongPick(_)
-                            | Held::NoPath(_)
+                            | Held::NoPath(..)
                             | Held::StoredInstead(..)
                     );
                 self.retry(run, class, &detail, Some(note), mode, events)
             }
         }
+    }
+
+    /// `text`, or, for a which-file question (`full`), with the path it writes in
+    /// place of the one file of the workspace that path misses only by case or a
+    /// leading dot (the 0.5B model wrote `config/service.env` for
+    /// `.config/service.env` three times in a run, told each time). Traced.
+    fn with_real_path(&self, run: &RunState, text: String, events: &mut dyn EventSink) -> String {
+        let root = self.executor.workspace.root();
+        if !self.strategy.guards_answers()
+            || !crate::path_answer::asks_for_a_path(run.task())
+            || crate::path_answer::names_a_file(&text, root)
+        {
+            return text;
+        }
+        let Some((said, path)) = crate::path_answer::near_miss(&text, root) else {
+            return text;
+        };
+        events.emit(&RunEvent::AnswerPathCorrected {
+            turn: run.turns,
+            said: said.clone(),
+            path: path.clone(),
+        });
+        crate::path_answer::with_path(&text, &said, &path)
     }
 
     /// The same request again with `note`, for a reply `text` that is not an answer.
@@ -466,20 +490,15 @@ impl<B: Backend> Agent<B> {
                 }
             }
             // A question of which file, answered without a file's path while a
-            // path it writes nearly names one, or a result names one.
+            // result names one.
             let root = self.executor.workspace.root();
             if crate::path_answer::asks_for_a_path(run.task())
                 && !crate::path_answer::names_a_file(text, root)
             {
-                use crate::path_answer::PathHint;
-                let hint = crate::path_answer::near_miss(text, root)
-                    .map(|(said, file)| PathHint::NearMiss { said, file })
-                    .or_else(|| {
-                        crate::path_answer::result_naming_a_file(&run.history, root)
-                            .map(|(tool, result)| PathHint::Result { tool, result })
-                    });
-                if let Some(hint) = hint {
-                    let held = Held::NoPath(hint);
+                if let Some((tool, result)) =
+                    crate::path_answer::result_naming_a_file(&run.history, root)
+                {
+                    let held = Held::NoPath(tool, result);
                     if run.holds.has_room(&held) {
                         return Some(held);
                     }

@@ -227,9 +227,14 @@ impl<B: Backend> Agent<B> {
             }
             if !outcome.repeated && !outcome.until_step {
                 let changes = run.memory.changes;
-                run.memory
+                let first = run
+                    .memory
                     .failed_calls
-                    .insert(call.key(), (outcome.text.clone(), changes));
+                    .insert(call.key(), (outcome.text.clone(), changes))
+                    .is_none();
+                if first {
+                    run.memory.failed_order.push(call.key());
+                }
             }
         }
         run.latest_found_nothing = outcomes.last().is_some_and(|outcome| outcome.found_nothing);

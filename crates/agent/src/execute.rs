@@ -132,6 +132,8 @@ pub(crate) struct Memory {
     /// Calls that failed, by [`ReadyCall::key`], with their error and the
     /// [`Memory::changes`] count when they ran.
     pub failed_calls: HashMap<String, (String, u64)>,
+    /// The keys of [`Memory::failed_calls`] in the order they first failed.
+    pub failed_order: Vec<String>,
     /// Calls that succeeded, by [`ReadyCall::key`], with their result and the
     /// [`Memory::changes`] count when they ran.
     pub succeeded_calls: HashMap<String, (String, u64)>,

@@ -54,16 +54,26 @@ struct Line<'a> {
 /// among all the lines (a failing test's line beats the hundred passing ones that
 /// also say "test"), and a value the task names (`needles`) outweighs any word.
 pub(crate) fn evidence(task: &str, memory: &Memory) -> Option<String> {
-    let sources: Vec<(String, &str)> = memory
+    let heading = |key: &str| {
+        key.split_once('\u{0}')
+            .map(|(name, arguments)| format!("`{name}` {arguments}"))
+    };
+    // The results that found something, then the first line of each failed call's
+    // reply: a refusal may hold the fact ("`firmware.bin` is a binary file (6144
+    // bytes)"); what follows it is the loop's advice.
+    let succeeded = memory
         .succeeded_order
         .iter()
         .filter(|(_, found_nothing)| !found_nothing)
         .filter_map(|(key, _)| {
             let (result, _) = memory.succeeded_calls.get(key)?;
-            let (name, arguments) = key.split_once('\u{0}')?;
-            Some((format!("`{name}` {arguments}"), result.as_str()))
-        })
-        .collect();
+            Some((heading(key)?, result.as_str()))
+        });
+    let failed = memory.failed_order.iter().filter_map(|key| {
+        let (reply, _) = memory.failed_calls.get(key)?;
+        Some((heading(key)?, reply.lines().next()?))
+    });
+    let sources: Vec<(String, &str)> = succeeded.chain(failed).collect();
     // Each line once: the same note or line in three reads of one file is one line.
     let mut seen = HashSet::new();
     let lines: Vec<Line> = sources
@@ -75,8 +85,9 @@ pub(crate) fn evidence(task: &str, memory: &Memory) -> Option<String> {
                 .enumerate()
                 .filter(|(_, text)| !text.trim().is_empty())
                 // The harness's own sentence on where a value is: the line under it
-                // is the evidence.
+                // is the evidence. Nor a call the loop shows to make next.
                 .filter(|(_, text)| !crate::task_needles::is_lead_sentence(text))
+                .filter(|(_, text)| !is_call_line(text))
                 .map(move |(place, text)| Line {
                     source,
                     place,
@@ -155,6 +166,14 @@ pub(crate) fn evidence(task: &str, memory: &Memory) -> Option<String> {
         out.push('\n');
     }
     Some(out.trim_end().to_string())
+}
+
+/// Whether `line` is part of a call the loop shows (`<tool_call>`, `{"name": …}`).
+fn is_call_line(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("<tool_call>")
+        || line.starts_with("</tool_call>")
+        || line.starts_with("{\"name\"")
 }
 
 /// `text`, or the part of a long line around the first task word or value it holds.
@@ -292,6 +311,34 @@ mod tests {
         let evidence = evidence("How many bytes is firmware.bin?", &memory).unwrap();
         assert!(evidence.contains("(6144 bytes)"), "{evidence}");
         assert!(!evidence.contains("README"), "{evidence}");
+    }
+
+    #[test]
+    fn a_refusal_s_first_line_is_evidence_and_shown_calls_are_not() {
+        let mut memory = Memory::default();
+        let key = "read_file\u{0}{\"path\":\"firmware.bin\"}".to_string();
+        memory.failed_calls.insert(
+            key.clone(),
+            (
+                "`firmware.bin` is a binary file (6144 bytes); use shell instead.\nThe same call:\n<tool_call>\n{\"name\":\"read_file\",\"arguments\":{\"path\":\"firmware.bin\"}}\n</tool_call>".into(),
+                0,
+            ),
+        );
+        memory.failed_order.push(key);
+        remember(
+            &mut memory,
+            "shell",
+            r#"{"command":"file firmware.bin"}"#,
+            "firmware.bin: data\n{\"name\":\"shell\",\"arguments\":{\"command\":\"wc -c firmware.bin\"}}",
+        );
+        let evidence = evidence("How many bytes is firmware.bin?", &memory).unwrap();
+        assert!(
+            evidence.contains(
+                "From `read_file` {\"path\":\"firmware.bin\"}:\n`firmware.bin` is a binary file (6144 bytes); use shell instead."
+            ),
+            "{evidence}"
+        );
+        assert!(!evidence.contains("\"name\""), "{evidence}");
     }
 
     #[test]

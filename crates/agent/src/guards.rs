@@ -44,9 +44,9 @@ pub(crate) enum Held {
     /// The answer names another item of a compared list than the task's superlative
     /// picks.
     WrongPick(crate::extreme_pick::WrongPick),
-    /// The task asks for a file's path and the answer names none, while a path it
-    /// writes nearly names a file, or a result names one.
-    NoPath(crate::path_answer::PathHint),
+    /// The task asks for a file's path and the answer names none, while this tool's
+    /// result (tool, result) names a file of the workspace.
+    NoPath(String, String),
 }
 
 impl Held {
@@ -82,7 +82,7 @@ impl Held {
                 crate::stored_answer::stored_note(path, content)
             }
             Held::WrongPick(pick) => crate::extreme_pick::wrong_pick_note(pick),
-            Held::NoPath(hint) => crate::path_answer::no_path_note(hint),
+            Held::NoPath(tool, result) => crate::path_answer::no_path_note(tool, result),
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
                 backticked_list(tools)

@@ -1,8 +1,8 @@
 //! A task that asks which file holds something, answered without a path of the
 //! workspace ("The file `search` defines the class") while a result names one: the
 //! answer is held once and the result that names a file is shown again. A path that
-//! misses a file only by case or a leading dot (`config/service.env` for
-//! `.config/service.env`) is held once with the file's real path.
+//! misses exactly one file only by case or a leading dot (`config/service.env` for
+//! `.config/service.env`) is replaced with that file's path.
 
 use std::path::Path;
 
@@ -24,16 +24,6 @@ const ASKS_FOR_A_PATH: [&str; 8] = [
 pub(crate) fn asks_for_a_path(task: &str) -> bool {
     let lower = task.to_lowercase();
     ASKS_FOR_A_PATH.iter().any(|phrase| lower.contains(phrase))
-}
-
-/// What the held answer is shown: the file its path nearly names, or a result that
-/// names a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PathHint {
-    /// The answer wrote `said`; the workspace's file is `file`.
-    NearMiss { said: String, file: String },
-    /// This tool's result names a file of the workspace.
-    Result { tool: String, result: String },
 }
 
 /// The words of `text` that may be paths inside the workspace: no absolute path, no
@@ -99,18 +89,36 @@ pub(crate) fn result_naming_a_file(history: &[Message], root: &Path) -> Option<(
     })
 }
 
-/// The note for an answer that names no file, with the file it nearly names or the
-/// result that names one.
-pub(crate) fn no_path_note(hint: &PathHint) -> String {
-    match hint {
-        PathHint::NearMiss { said, file } => format!(
-            "Not quite: `{said}` is not a file of the workspace; the file is `{file}`. Reply to the task again, with its path written exactly as `{file}`."
-        ),
-        PathHint::Result { tool, result } => format!(
-            "That was not an answer: the task asks for a file's path, and your reply names no file of the workspace. `{tool}` already ran, and its result was:\n{}\nReply with the path of the file the task asks for, written as this result writes it.",
-            crate::prompt::result_excerpt(result, 600)
-        ),
+/// `text` with each `said` that stands as a path of its own (not inside a longer
+/// path or word) replaced by `file`.
+pub(crate) fn with_path(text: &str, said: &str, file: &str) -> String {
+    let part_of_path = |c: char| c.is_alphanumeric() || "._-/".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    for (at, _) in text.match_indices(said) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + said.len()..].chars().next();
+        // A sentence's stop after the path is not part of it.
+        let after_stop = text[at + said.len()..].chars().nth(1);
+        let stop = after == Some('.') && !after_stop.is_some_and(char::is_alphanumeric);
+        let after_is_path = after.is_some_and(part_of_path) && !stop;
+        if before.is_some_and(part_of_path) || after_is_path || at < rest {
+            continue;
+        }
+        out.push_str(&text[rest..at]);
+        out.push_str(file);
+        rest = at + said.len();
     }
+    out.push_str(&text[rest..]);
+    out
+}
+
+/// The note for an answer that names no file, with the result that names one.
+pub(crate) fn no_path_note(tool: &str, result: &str) -> String {
+    format!(
+        "That was not an answer: the task asks for a file's path, and your reply names no file of the workspace. `{tool}` already ran, and its result was:\n{}\nReply with the path of the file the task asks for, written as this result writes it.",
+        crate::prompt::result_excerpt(result, 600)
+    )
 }
 
 #[cfg(test)]
@@ -178,10 +186,31 @@ mod tests {
         std::fs::write(root.join("notes.txt"), "a").unwrap();
         std::fs::write(root.join(".notes.txt"), "b").unwrap();
         assert_eq!(near_miss("NOTES.txt", root), None);
-        assert!(no_path_note(&PathHint::NearMiss {
-            said: "config/service.env".into(),
-            file: ".config/service.env".into()
-        })
-        .contains("the file is `.config/service.env`"));
+    }
+
+    #[test]
+    fn a_path_is_replaced_where_it_stands_alone() {
+        let file = ".config/service.env";
+        assert_eq!(
+            with_path(
+                "`config/service.env` sets it to 5400.",
+                "config/service.env",
+                file
+            ),
+            "`.config/service.env` sets it to 5400."
+        );
+        assert_eq!(
+            with_path("It is config/service.env.", "config/service.env", file),
+            "It is .config/service.env."
+        );
+        // Inside a longer path or name: left alone.
+        assert_eq!(
+            with_path(
+                "old/config/service.env and config/service.env.bak",
+                "config/service.env",
+                file
+            ),
+            "old/config/service.env and config/service.env.bak"
+        );
     }
 }

@@ -128,6 +128,16 @@ pub enum RunEvent {
         /// How long it took.
         ms: u64,
     },
+    /// A which-file answer named a path that misses a file of the workspace only by
+    /// case or a leading dot; the answer was given the file's path.
+    AnswerPathCorrected {
+        /// The turn.
+        turn: u32,
+        /// The path as the answer wrote it.
+        said: String,
+        /// The workspace's file it was replaced with.
+        path: String,
+    },
     /// The loop added a note after a tool's result (a route, a path inside the
     /// workspace, a deferred call…): the model sees the result then this note.
     ResultNote {
@@ -247,6 +257,9 @@ impl RunEvent {
             ),
             RunEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
             RunEvent::FormatRepaired { detail, .. } => format!("   ~ format repaired: {detail}"),
+            RunEvent::AnswerPathCorrected { said, path, .. } => {
+                format!("   ~ answer's path `{said}` is the workspace's `{path}`")
+            }
             RunEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
             RunEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
                 "   {} {id} {name} [group {group}, {ms} ms{}]\n{}",

@@ -109,7 +109,7 @@ fn a_task_that_asks_for_a_change_is_never_answered_out_of_context() {
 }
 
 #[test]
-fn a_held_focused_answer_is_retried_with_the_note_and_the_real_path() {
+fn a_focused_answer_held_for_its_value_is_retried_with_the_note() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".config")).unwrap();
     std::fs::write(
@@ -123,9 +123,10 @@ fn a_held_focused_answer_is_retried_with_the_note_and_the_real_path() {
         search.clone(),
         search.clone(),
         search,
-        // The dot of the hidden directory dropped: held once, with the file's path.
-        "`config/service.env` sets it to 5400.".into(),
-        "`.config/service.env` sets API_TOKEN_TTL=5400.".into(),
+        // A value no result shows: held once.
+        "`.config/service.env` sets it to `3600`.".into(),
+        // The path without its dot: given the file's path.
+        "`config/service.env` sets API_TOKEN_TTL=5400.".into(),
     ];
     let r = run_task(
         dir.path(),
@@ -151,17 +152,14 @@ fn a_held_focused_answer_is_retried_with_the_note_and_the_real_path() {
         .as_deref()
         .unwrap_or_default();
     assert_eq!(requests[4].messages.len(), 1);
-    assert!(!first.contains("Not quite"), "{first}");
-    assert!(
-        retry.contains("`config/service.env` is not a file in the workspace; a result names `.config/service.env`."),
-        "{retry}"
-    );
+    assert!(!first.contains("3600"), "{first}");
+    assert!(retry.contains("`3600`"), "{retry}");
     assert!(retry.ends_with(task), "{retry}");
     assert!(retry.contains("API_TOKEN_TTL=5400"), "{retry}");
 }
 
 #[test]
-fn a_path_off_by_case_is_held_with_the_file_it_names() {
+fn a_which_file_answer_off_by_case_is_given_the_file_s_path() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("Store")).unwrap();
     std::fs::write(
@@ -175,8 +173,7 @@ fn a_path_off_by_case_is_held_with_the_file_it_names() {
         search.clone(),
         search.clone(),
         search,
-        "store/accounts.py".into(),
-        "Store/Accounts.py".into(),
+        "It is store/accounts.py.".into(),
     ];
     let r = run_task(
         dir.path(),
@@ -185,15 +182,21 @@ fn a_path_off_by_case_is_held_with_the_file_it_names() {
         true,
         RunConfig::new(Profile::Full),
     );
-    assert_eq!(r.result.answer.as_deref(), Some("Store/Accounts.py"));
-    let retry = r.agent.backend().requests[4].messages.last().unwrap();
-    let retry = retry.content.as_deref().unwrap_or_default();
-    assert!(
-        retry.contains(
-            "`store/accounts.py` is not a file of the workspace; the file is `Store/Accounts.py`."
-        ),
-        "{retry}"
+    assert_eq!(r.result.answer.as_deref(), Some("It is Store/Accounts.py."));
+    assert!(r.events.iter().any(|e| matches!(
+        e,
+        TraceEvent::AnswerPathCorrected { said, path, .. }
+            if said == "store/accounts.py" && path == "Store/Accounts.py"
+    )));
+    // Under `naive`, the answer stays as written.
+    let r = run_task(
+        dir.path(),
+        task,
+        vec!["It is store/accounts.py.".into()],
+        true,
+        RunConfig::new(Profile::Naive),
     );
+    assert_eq!(r.result.answer.as_deref(), Some("It is store/accounts.py."));
 }
 
 #[test]

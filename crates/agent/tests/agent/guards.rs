@@ -496,7 +496,8 @@ fn an_answer_naming_a_path_without_its_leading_dot_is_held_once() {
     .unwrap();
     let r = run_task(
         dir.path(),
-        "Which file sets API_TOKEN_TTL?",
+        // Not a which-file question (those get the file's path: see `focused`).
+        "Where is API_TOKEN_TTL set?",
         vec![
             call("search", r#"{"pattern": "API_TOKEN_TTL"}"#),
             "The file `config/service.env` sets it.".into(),
