@@ -591,7 +591,10 @@ impl<B: Backend> Agent<B> {
             || run.answer_only
             || !run.memory.results_in_hand()
             || run.memory.task_asks_for_a_file()
-            || !run.memory.planned.is_empty()
+            // A call that waited for a result may be the step still missing, unless
+            // the task only asks to be answered: no turn would follow that call.
+            || (!run.memory.planned.is_empty()
+                && !crate::focused_answer::asks_for_an_answer(run.task()))
         {
             return;
         }

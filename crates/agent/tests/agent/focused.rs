@@ -252,3 +252,38 @@ fn a_focused_answer_is_not_held_for_a_call_planned_turns_before() {
         TraceEvent::Recovery { detail, .. } if detail.starts_with("planned_calls")
     )));
 }
+
+#[test]
+fn a_question_s_last_turn_answers_though_a_call_waited() {
+    let dir = tempfile::tempdir().unwrap();
+    deploy_log(dir.path());
+    // The read runs; the edit after it waits for its result (planned), and is never
+    // made; then another look.
+    let sprayed = [
+        call("read_file", r#"{"path": "logs/deploy.log"}"#),
+        call(
+            "edit_file",
+            r#"{"path": "logs/deploy.log", "old_string": "2.7.1", "new_string": "2.7.2"}"#,
+        ),
+    ]
+    .join("\n");
+    let mut config = RunConfig::new(Profile::Full);
+    config.max_turns = 3;
+    let r = run_task(
+        dir.path(),
+        TASK,
+        vec![
+            sprayed,
+            call("list_dir", r#"{"path": "logs"}"#),
+            "2.7.1".into(),
+        ],
+        true,
+        config,
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+    // The last turn was asked as the answer, from the lines.
+    let last = &r.agent.backend().requests[2];
+    assert!(last.tools.is_none());
+    assert_eq!(last.messages.len(), 1);
+}
