@@ -21,6 +21,24 @@ fn deploy_log(dir: &std::path::Path) {
     std::fs::write(dir.join("logs/deploy.log"), log).unwrap();
 }
 
+/// A workspace with `file` holding `text`; replies that search `pattern` three times
+/// (so the next reply is decoded as the answer), then `answers`.
+fn one_file_searched_then(
+    file: &str,
+    text: &str,
+    pattern: &str,
+    answers: &[&str],
+) -> (tempfile::TempDir, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    let search = call("search", &format!(r#"{{"pattern": "{pattern}"}}"#));
+    let mut replies = vec![search.clone(), search.clone(), search];
+    replies.extend(answers.iter().map(|a| a.to_string()));
+    (dir, replies)
+}
+
 fn read_three_times_then(answer: &str) -> Vec<String> {
     let read = call("read_file", r#"{"path": "logs/deploy.log"}"#);
     vec![read.clone(), read.clone(), read, answer.into()]
@@ -110,24 +128,18 @@ fn a_task_that_asks_for_a_change_is_never_answered_out_of_context() {
 
 #[test]
 fn a_focused_answer_held_for_its_value_is_retried_with_the_note() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join(".config")).unwrap();
-    std::fs::write(
-        dir.path().join(".config/service.env"),
-        "# service settings\nAPI_TOKEN_TTL=5400\n",
-    )
-    .unwrap();
     let task = "Some file in this project sets API_TOKEN_TTL. Find it and answer with the file's path and the value it sets.";
-    let search = call("search", r#"{"pattern": "API_TOKEN_TTL"}"#);
-    let replies = vec![
-        search.clone(),
-        search.clone(),
-        search,
-        // A value no result shows: held once.
-        "`.config/service.env` sets it to `3600`.".into(),
-        // The path without its dot: given the file's path.
-        "`config/service.env` sets API_TOKEN_TTL=5400.".into(),
-    ];
+    let (dir, replies) = one_file_searched_then(
+        ".config/service.env",
+        "# service settings\nAPI_TOKEN_TTL=5400\n",
+        "API_TOKEN_TTL",
+        &[
+            // A value no result shows: held once.
+            "`.config/service.env` sets it to `3600`.",
+            // The path without its dot: given the file's path.
+            "`config/service.env` sets API_TOKEN_TTL=5400.",
+        ],
+    );
     let r = run_task(
         dir.path(),
         task,
@@ -160,21 +172,13 @@ fn a_focused_answer_held_for_its_value_is_retried_with_the_note() {
 
 #[test]
 fn a_which_file_answer_off_by_case_is_given_the_file_s_path() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("Store")).unwrap();
-    std::fs::write(
-        dir.path().join("Store/Accounts.py"),
-        "class UserRepository:\n    pass\n",
-    )
-    .unwrap();
     let task = "Which file defines the class UserRepository? Answer with the file's path.";
-    let search = call("search", r#"{"pattern": "class UserRepository"}"#);
-    let replies = vec![
-        search.clone(),
-        search.clone(),
-        search,
-        "It is store/accounts.py.".into(),
-    ];
+    let (dir, replies) = one_file_searched_then(
+        "Store/Accounts.py",
+        "class UserRepository:\n    pass\n",
+        "class UserRepository",
+        &["It is store/accounts.py."],
+    );
     let r = run_task(
         dir.path(),
         task,
