@@ -163,7 +163,7 @@ impl<B: Backend> Agent<B> {
                     // A focused answer's value or pick is asked again on the
                     // focused context, with the note (see `focused_answer`).
                     Held::Unsupported(..) | Held::WrongPick(_) => {
-                        run.answer_only |= run.reply_focused;
+                        run.answer_only |= run.focused.is_some();
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
                     // The planned call may turn out not to be needed: an answer
@@ -216,8 +216,7 @@ impl<B: Backend> Agent<B> {
                 };
                 // A focused answer's value, pick or path: the note says what is
                 // wrong with it, and the retry, focused too, gets it.
-                run.focused_note = run.reply_focused
-                    && run.answer_only
+                run.focused_note = run.focused.is_some()
                     && matches!(
                         other,
                         Held::Unsupported(..)
@@ -463,7 +462,7 @@ impl<B: Backend> Agent<B> {
             // for an `edit_file` sprayed seven turns before, on the run's last turn).
             let planned = Held::PlannedCalls(run.memory.planned.clone());
             if !run.memory.planned.is_empty()
-                && !run.reply_focused
+                && run.focused.is_none()
                 && run.holds.has_room(&planned)
                 && !self.quotes_latest_result(run, text)
             {

@@ -97,9 +97,10 @@ pub(crate) fn with_path(text: &str, said: &str, file: &str) -> String {
     let mut rest = 0;
     for (at, _) in text.match_indices(said) {
         let before = text[..at].chars().next_back();
-        let after = text[at + said.len()..].chars().next();
+        let mut following = text[at + said.len()..].chars();
+        let after = following.next();
         // A sentence's stop after the path is not part of it.
-        let after_stop = text[at + said.len()..].chars().nth(1);
+        let after_stop = following.next();
         let stop = after == Some('.') && !after_stop.is_some_and(char::is_alphanumeric);
         let after_is_path = after.is_some_and(part_of_path) && !stop;
         if before.is_some_and(part_of_path) || after_is_path || at < rest {

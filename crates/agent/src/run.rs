@@ -215,9 +215,8 @@ impl<B: Backend> Agent<B> {
             };
             // A focused turn's prompt is not the history: it teaches the size model
             // nothing.
-            run.reply_focused = run.focused.take().is_some();
             run.focused_note = false;
-            if !run.reply_focused {
+            if run.focused.is_none() {
                 run.prompt_size = Some(crate::context::PromptSize::measure(
                     run.prompt_size,
                     &run.history,

@@ -61,11 +61,10 @@ pub(crate) struct RunState {
     pub repeats: u32,
     /// The next reply is decoded as an answer (no calls).
     pub answer_only: bool,
-    /// The result lines the next answer-only reply is asked from, on a context of
-    /// its own (see `focused_answer`).
+    /// The result lines this turn's answer-only reply is asked from, on a context of
+    /// its own (see `focused_answer`); set at the start of each turn, so while the
+    /// reply is read it says whether it was asked so.
     pub focused: Option<String>,
-    /// The reply being read was asked on the focused context.
-    pub reply_focused: bool,
     /// The retry's note goes into the focused context (it holds a focused answer's
     /// value, pick or path).
     pub focused_note: bool,
@@ -136,7 +135,6 @@ impl RunState {
             repeats: 0,
             answer_only: false,
             focused: None,
-            reply_focused: false,
             focused_note: false,
             no_blank: false,
             from_knowledge: false,

@@ -47,12 +47,7 @@ pub(crate) fn probe_contents(
     };
     let mut tried = vec!["case-insensitive", "in hidden and ignored files"];
     let mut findings = Vec::new();
-    let lines = |scope: Scope<'_>, regex: &str, case_insensitive: bool| {
-        content_matcher(regex, case_insensitive)
-            .ok()
-            .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
-    };
-    if let Some(tally) = lines(normal, query.regex, true) {
+    if let Some(tally) = content_tally(normal, query.regex, true) {
         findings.push(listed(
             workspace,
             "case-insensitive, it matches",
@@ -60,7 +55,7 @@ pub(crate) fn probe_contents(
             "line",
         ));
     }
-    if let Some(tally) = lines(everything, query.regex, false) {
+    if let Some(tally) = content_tally(everything, query.regex, false) {
         findings.push(listed(
             workspace,
             "in hidden or ignored files, it matches",
@@ -70,7 +65,7 @@ pub(crate) fn probe_contents(
     }
     // Both at once: `api_token_ttl` for the `API_TOKEN_TTL` of a hidden `.config/` file.
     if findings.iter().all(Option::is_none) {
-        if let Some(tally) = lines(everything, query.regex, true) {
+        if let Some(tally) = content_tally(everything, query.regex, true) {
             findings.push(listed(
                 workspace,
                 "case-insensitive, in hidden or ignored files, it matches",
@@ -82,7 +77,7 @@ pub(crate) fn probe_contents(
     let literal = regex::escape(query.pattern);
     if query.literal_retry && literal != query.pattern {
         tried.push("as literal text");
-        if let Some(tally) = lines(normal, &literal, false) {
+        if let Some(tally) = content_tally(normal, &literal, false) {
             findings.push(listed(
                 workspace,
                 "as literal text, it matches",
@@ -105,7 +100,7 @@ pub(crate) fn probe_contents(
             glob: None,
             ..normal
         };
-        if let Some(tally) = lines(unglobbed, query.regex, false) {
+        if let Some(tally) = content_tally(unglobbed, query.regex, false) {
             findings.push(listed(
                 workspace,
                 "without the glob, it matches",
@@ -137,10 +132,7 @@ fn word_probe(
     }
     tried.push("its longest words alone");
     let probe = |regex: &str, lead: &str| {
-        content_matcher(regex, true)
-            .ok()
-            .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
-            .and_then(|tally| listed(workspace, lead, &tally, "line"))
+        content_tally(scope, regex, true).and_then(|tally| listed(workspace, lead, &tally, "line"))
     };
     for word in &words {
         let alone = format!("as the word `{word}` alone (any case), it matches");
@@ -229,19 +221,10 @@ pub(crate) fn probe_names(
     }
     if let NamePattern::Regex(regex) = pattern {
         tried.push("in file contents");
-        let contents = |scope: Scope<'_>, case_insensitive: bool| {
-            content_matcher(regex, case_insensitive)
-                .ok()
-                .and_then(|matcher| search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok())
-                .filter(|tally| tally.count > 0)
-        };
         // As written, else in any case (`userrepository` for `class UserRepository`),
         // else in hidden and ignored files too (`API_TOKEN_TTL` in `.config/`); in the
         // files the glob names, else in any file (a glob is about names).
-        let globs = match scope.glob {
-            Some(glob) => vec![Some(glob), None],
-            None => vec![None],
-        };
+        let globs = std::iter::once(scope.glob).chain(scope.glob.map(|_| None));
         let found = globs.into_iter().find_map(|glob| {
             let normal = Scope { glob, ..normal };
             let everything = Scope { glob, ..everything };
@@ -261,7 +244,9 @@ pub(crate) fn probe_names(
             ]
             .into_iter()
             .find_map(|(scope, any_case, lead)| {
-                contents(scope, any_case).map(|tally| (tally, lead))
+                content_tally(scope, regex, any_case)
+                    .filter(|tally| tally.count > 0)
+                    .map(|tally| (tally, lead))
             })
         });
         if let Some((tally, lead)) = found {
@@ -290,6 +275,13 @@ pub(crate) fn probe_names(
         word_probe(workspace, normal, as_written, &mut findings, &mut tried);
     }
     summarize(as_written, shown, findings, &tried)
+}
+
+/// The lines of the files in `scope` that `regex` matches (in any case when
+/// `case_insensitive`), or `None` when it is no valid pattern or the walk failed.
+fn content_tally(scope: Scope<'_>, regex: &str, case_insensitive: bool) -> Option<Tally> {
+    let matcher = content_matcher(regex, case_insensitive).ok()?;
+    search_contents(scope, &matcher, LISTED, PROBE_MAX_COUNT).ok()
 }
 
 fn names_tally(
