@@ -3,7 +3,8 @@
 //! run, the second time for an answer, see `answer_now`), calls with an
 //! identifier nothing showed answered instead of run (`guesses`), the request written
 //! over a file not run (`copies`), a tool's name as a shell command not run
-//! (`tool_commands`), a write over a file the run never read not run
+//! (`tool_commands`), a new file beside the namesakes a change task means not run
+//! (`namesake_writes`), a write over a file the run never read not run
 //! (`unread_writes`), and a failure next to another tool's success in the
 //! same reply explained.
 
@@ -14,9 +15,10 @@ use crate::copies::{copied_note_note, copied_request_note};
 use crate::execute::CallOutcome;
 use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
+use crate::namesake_writes::namesake_write_note;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::run::{Agent, Flow, READ_TOOL};
+use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
 use crate::state::RunState;
 use crate::tool_commands::tool_as_command_note;
 use crate::unread_writes::unread_overwrite_note;
@@ -32,6 +34,7 @@ impl<B: Backend> Agent<B> {
         events: &mut dyn EventSink,
     ) -> Vec<CallOutcome> {
         let root = self.executor.workspace.root();
+        let mut shown_files = Vec::new();
         let guesses: Vec<Option<CallOutcome>> = ready
             .iter()
             .map(|call| {
@@ -55,12 +58,19 @@ impl<B: Backend> Agent<B> {
                         })
                     })
                     .map(CallOutcome::failed);
-                refused.or_else(|| {
+                let namesakes = || {
+                    let (note, shown) = self.namesake_write(run, call)?;
+                    shown_files.extend(shown);
+                    Some(CallOutcome::failed(note))
+                };
+                refused.or_else(namesakes).or_else(|| {
                     unread_overwrite_note(call, workspace, &run.memory.seen_files, read_call)
                         .map(CallOutcome::until_step)
                 })
             })
             .collect();
+        // The namesakes a refusal showed whole may be written over.
+        run.memory.seen_files.extend(shown_files);
         let runnable: Vec<ReadyCall> = ready
             .iter()
             .zip(&guesses)
@@ -101,6 +111,29 @@ impl<B: Backend> Agent<B> {
             note_batch_dependencies(ready, &mut outcomes);
         }
         outcomes
+    }
+
+    /// Why `call` is not run, when it creates a file beside the namesakes a task that
+    /// changes what exists means (see `namesake_writes`), and the files it showed.
+    fn namesake_write(
+        &self,
+        run: &RunState,
+        call: &ReadyCall,
+    ) -> Option<(String, Vec<std::path::PathBuf>)> {
+        let memory = &run.memory;
+        let changes_existing = (memory.expects_change || memory.file_to_change.is_some())
+            && !memory.expects_write
+            && memory.output_file.is_none();
+        let path = call
+            .arguments
+            .get("path")
+            .and_then(serde_json::Value::as_str)?;
+        if !changes_existing || run.task().contains(path.trim_start_matches("./")) {
+            return None;
+        }
+        namesake_write_note(call, &self.executor.workspace, |arguments| {
+            self.info.family.call_text(WRITE_TOOL, arguments)
+        })
     }
 
     /// The run's first calls, held once when none of them takes a value from the

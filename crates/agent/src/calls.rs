@@ -173,6 +173,8 @@ impl<B: Backend> Agent<B> {
                 }
             }
             self.task_command_note(run, &ready, &mut outcomes);
+            self.focused_edit_note(run, &ready, &mut outcomes, events)
+                .await;
             if let (Err(error), Some(last)) = (self.reveal(&routed), outcomes.last_mut()) {
                 last.text
                     .push_str(&format!("\n(these tools cannot be called: {error})"));

@@ -71,6 +71,10 @@ pub struct RunConfig {
     /// own: the question and the result lines that bear on it (`full`; see
     /// `focused_answer`).
     pub focused_answer: bool,
+    /// A failed change of the task's file is followed by the `edit_file` call of the
+    /// one line the task's quoted terms pick, changed by the model on a context of its
+    /// own (`full`; see `focused_edit`).
+    pub focused_edit: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -108,11 +112,12 @@ impl RunConfig {
             workspace_files: false,
             no_blank: false,
             focused_answer: profile == Profile::Full,
+            focused_edit: profile == Profile::Full,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 17] = [
+    pub const SETTINGS: [&'static str; 18] = [
         "describe",
         "temperature",
         "top_p",
@@ -130,6 +135,7 @@ impl RunConfig {
         "workspace_files",
         "no_blank",
         "focused_answer",
+        "focused_edit",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -178,6 +184,7 @@ impl RunConfig {
             "workspace_files" => self.workspace_files = switch()?,
             "no_blank" => self.no_blank = switch()?,
             "focused_answer" => self.focused_answer = switch()?,
+            "focused_edit" => self.focused_edit = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -225,6 +232,7 @@ impl RunConfig {
             "workspace_files": self.workspace_files,
             "no_blank": self.no_blank,
             "focused_answer": self.focused_answer,
+            "focused_edit": self.focused_edit,
         })
     }
 }

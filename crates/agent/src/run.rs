@@ -529,7 +529,7 @@ impl<B: Backend> Agent<B> {
 
     /// The next request's sampling. A retry of the same context samples hotter, so it
     /// does not repeat the reply that was dropped.
-    fn sampling(&self, run: &RunState) -> Sampling {
+    pub(crate) fn sampling(&self, run: &RunState) -> Sampling {
         Sampling {
             temperature: (self.config.temperature
                 + self.config.retry_heat * (run.attempt - 1) as f32)

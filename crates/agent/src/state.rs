@@ -68,6 +68,8 @@ pub(crate) struct RunState {
     /// The retry's note goes into the focused context (it holds a focused answer's
     /// value, pick or path).
     pub focused_note: bool,
+    /// The one-line change asked on a context of its own (see `focused_edit`).
+    pub asked_edit: crate::focused_edit::AskedEdit,
     /// The next reply may not end blank (it retries an empty one).
     pub no_blank: bool,
     /// No tool fits the request (see `answer_now`): the answer comes from what the
@@ -136,6 +138,7 @@ impl RunState {
             answer_only: false,
             focused: None,
             focused_note: false,
+            asked_edit: None,
             no_blank: false,
             from_knowledge: false,
             latest_failure: None,

@@ -61,6 +61,20 @@ pub enum RunEvent {
         /// The lines shown, under the calls that gave them.
         evidence: String,
     },
+    /// A call to change the task's file failed, and the model was asked for the one
+    /// line the task's quoted terms pick, with the change made, on a context of its own.
+    FocusedEdit {
+        /// The turn.
+        turn: u32,
+        /// The file the task asks to change.
+        path: String,
+        /// The line's number, when the task's terms picked one line.
+        line: Option<u32>,
+        /// The line as the file has it.
+        old: Option<String>,
+        /// The line as the model changed it, when it changed it.
+        new: Option<String>,
+    },
     /// Calls read from a reply.
     Calls {
         /// The turn.
@@ -246,6 +260,12 @@ impl RunEvent {
                 "   ~ the answer is asked from these result lines alone:\n{}",
                 indent(evidence)
             ),
+            RunEvent::FocusedEdit { path, line, old, new, .. } => match (line, old, new) {
+                (Some(line), Some(old), Some(new)) => format!(
+                    "   ~ line {line} of `{path}` asked on its own: `{old}` -> `{new}`"
+                ),
+                _ => format!("   ~ no one-line change of `{path}` came from a focused ask"),
+            },
             RunEvent::Calls { calls, .. } => calls
                 .iter()
                 .map(|c| format!("   call {} {}({})", c["id"].as_str().unwrap_or("?"), c["name"].as_str().unwrap_or("?"), c["arguments"]))

@@ -1441,6 +1441,8 @@ fn the_request_written_over_a_file_is_not_run() {
                 "write_file",
                 &serde_json::json!({"path": "docs/guide.md", "content": task}).to_string(),
             ),
+            // The failed write asks for the quoted term's line alone (`focused_edit`).
+            "To receive updates, subscribe.".into(),
             call(
                 "edit_file",
                 r#"{"path": "docs/guide.md", "old_string": "recieve", "new_string": "receive"}"#,
@@ -2375,4 +2377,66 @@ fn whole_context() -> RunConfig {
     let mut config = RunConfig::new(Profile::Full);
     config.focused_answer = false;
     config
+}
+
+#[test]
+fn a_new_file_above_the_files_a_change_task_means_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for service in ["auth", "billing"] {
+        let folder = dir.path().join("services").join(service);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("VERSION"), "1.0.3\n").unwrap();
+    }
+    let task =
+        "Every service under services/ has a VERSION file. Set the version of each one to 1.1.0.";
+    let write = |path: &str| {
+        call(
+            "write_file",
+            &format!(r#"{{"path": "{path}", "content": "1.1.0"}}"#),
+        )
+    };
+    let both = format!(
+        "{}\n{}",
+        write("services/auth/VERSION"),
+        write("services/billing/VERSION")
+    );
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![
+            write("services/VERSION"),
+            both,
+            "Set both services' VERSION to 1.1.0.".into(),
+        ],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.stop_reason, StopReason::Answered, "{:?}", r.events);
+    let results = tool_results(&r.events);
+    assert!(
+        results[0]
+            .0
+            .starts_with("Not run: `services/VERSION` does not exist")
+            && results[0].0.contains("`services/auth/VERSION`: 1.0.3")
+            && !results[0].1,
+        "{results:?}"
+    );
+    assert!(!dir.path().join("services/VERSION").exists());
+    // The namesakes the refusal showed are written without a read first.
+    for service in ["auth", "billing"] {
+        let version = dir.path().join("services").join(service).join("VERSION");
+        assert_eq!(std::fs::read_to_string(version).unwrap(), "1.1.0");
+    }
+    // `naive` writes what the model asked.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("services/auth")).unwrap();
+    std::fs::write(dir.path().join("services/auth/VERSION"), "1.0.3\n").unwrap();
+    run_task(
+        dir.path(),
+        task,
+        vec![write("services/VERSION"), "Done.".into()],
+        true,
+        RunConfig::new(Profile::Naive),
+    );
+    assert!(dir.path().join("services/VERSION").exists());
 }

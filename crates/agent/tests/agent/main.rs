@@ -3,6 +3,7 @@
 //! and the four profiles. One test binary; the shared helpers are here.
 
 mod focused;
+mod focused_edit;
 mod guards;
 mod lookups;
 mod picks;
