@@ -35,6 +35,7 @@ impl<B: Backend> Agent<B> {
     ) -> Vec<CallOutcome> {
         let root = self.executor.workspace.root();
         let mut shown_files = Vec::new();
+        let mut refused_paths = Vec::new();
         let guesses: Vec<Option<CallOutcome>> = ready
             .iter()
             .map(|call| {
@@ -59,9 +60,10 @@ impl<B: Backend> Agent<B> {
                     })
                     .map(CallOutcome::failed);
                 let namesakes = || {
-                    let (note, shown) = self.namesake_write(run, call)?;
-                    shown_files.extend(shown);
-                    Some(CallOutcome::failed(note))
+                    let refusal = self.namesake_write(run, call)?;
+                    shown_files.extend(refusal.shown);
+                    refused_paths.push(refusal.path);
+                    Some(CallOutcome::until_step(refusal.note))
                 };
                 refused.or_else(namesakes).or_else(|| {
                     unread_overwrite_note(call, workspace, &run.memory.seen_files, read_call)
@@ -69,8 +71,10 @@ impl<B: Backend> Agent<B> {
                 })
             })
             .collect();
-        // The namesakes a refusal showed whole may be written over.
+        // The namesakes a refusal showed whole may be written over; the refused new
+        // file is written when asked again.
         run.memory.seen_files.extend(shown_files);
+        run.memory.namesake_refused.extend(refused_paths);
         let runnable: Vec<ReadyCall> = ready
             .iter()
             .zip(&guesses)
@@ -119,7 +123,7 @@ impl<B: Backend> Agent<B> {
         &self,
         run: &RunState,
         call: &ReadyCall,
-    ) -> Option<(String, Vec<std::path::PathBuf>)> {
+    ) -> Option<crate::namesake_writes::Refusal> {
         let memory = &run.memory;
         let changes_existing = (memory.expects_change || memory.file_to_change.is_some())
             && !memory.expects_write
@@ -131,7 +135,14 @@ impl<B: Backend> Agent<B> {
         if !changes_existing || run.task().contains(path.trim_start_matches("./")) {
             return None;
         }
-        namesake_write_note(call, &self.executor.workspace, |arguments| {
+        let workspace = &self.executor.workspace;
+        let refused_before = workspace
+            .resolve(path)
+            .is_ok_and(|resolved| memory.namesake_refused.contains(&resolved));
+        if refused_before {
+            return None;
+        }
+        namesake_write_note(call, workspace, |arguments| {
             self.info.family.call_text(WRITE_TOOL, arguments)
         })
     }

@@ -173,6 +173,9 @@ pub(crate) struct Memory {
     /// The files (resolved) a successful call of this run read, searched, edited or
     /// wrote: a write over any other existing file is not run (`full`).
     pub seen_files: std::collections::HashSet<std::path::PathBuf>,
+    /// New files whose write was refused once beside their namesakes (see
+    /// `namesake_writes`): written when asked again.
+    pub namesake_refused: std::collections::HashSet<std::path::PathBuf>,
     /// Tools whose calls were deferred for an earlier result and have not run since.
     pub planned: Vec<String>,
     /// Values the task names, shown where a read missed them (see `task_needles`).

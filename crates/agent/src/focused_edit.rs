@@ -46,7 +46,9 @@ pub(crate) fn quoted_terms(task: &str) -> Vec<String> {
             continue;
         }
         let Some(length) = chars[at + 1..].iter().position(|&c| c == quote) else {
-            break;
+            // An unclosed quote ("the '90s config") quotes nothing.
+            at += 1;
+            continue;
         };
         let close = at + 1 + length;
         let closes = chars
@@ -85,14 +87,15 @@ pub(crate) fn line_to_change(content: &str, terms: &[String]) -> Option<(usize, 
         .enumerate()
         .filter(|(_, line)| terms.iter().any(|term| holds(line, term)));
     let (index, line) = found.next()?;
-    if found.next().is_some() || line.trim().is_empty() || line.len() > MAX_LINE_CHARS {
+    let long = line.chars().count() > MAX_LINE_CHARS;
+    if found.next().is_some() || line.trim().is_empty() || long {
         return None;
     }
     Some((index + 1, line.to_string()))
 }
 
-/// Where `terms` are in `content` (the file `path`), when at least one is in no line as
-/// a word and another is: "`calc` is in no line of `app.py` as a word; `calculate_total`
+/// Where `terms` are in `content` (the file `path`), when the first (what the task
+/// changes) is in no line as a word and a later one (what it becomes) is: "`calc` is in no line of `app.py` as a word; `calculate_total`
 /// is on lines 1, 6", and what to reply if the change is already made.
 pub(crate) fn places_note(content: &str, path: &str, terms: &[String]) -> Option<String> {
     let places: Vec<(&String, Vec<usize>)> = terms
@@ -107,9 +110,11 @@ pub(crate) fn places_note(content: &str, path: &str, terms: &[String]) -> Option
             (term, lines)
         })
         .collect();
-    let absent = places.iter().any(|(_, lines)| lines.is_empty());
-    let present = places.iter().any(|(_, lines)| !lines.is_empty());
-    if !(absent && present) {
+    // The first term (what is to change) is gone and a later one (what it becomes)
+    // is there: before a rename is made it is the other way round.
+    let (first, later) = places.split_first()?;
+    let present = later.iter().any(|(_, lines)| !lines.is_empty());
+    if !(first.1.is_empty() && present) {
         return None;
     }
     let said: Vec<String> = places
@@ -148,11 +153,10 @@ pub(crate) fn changed_line(reply: &str, old: &str) -> Option<String> {
         .map(str::trim)
         .find(|line| !line.is_empty() && !line.starts_with("```"))?;
     let mut line = first;
-    if let Some((label, rest)) = line.split_once(['|', ':']) {
-        let label = label.trim().trim_start_matches("Line").trim();
-        if !label.is_empty() && label.chars().all(|c| c.is_ascii_digit()) {
-            line = rest.trim();
-        }
+    // A line label the reply put in front ("Line 3:", "3|"), unless the line itself
+    // opens with a number so (`8080: web`).
+    if let (Some(rest), None) = (unlabelled(line), unlabelled(old)) {
+        line = rest;
     }
     if line.len() > 1 && line.starts_with('`') && line.ends_with('`') && !old.starts_with('`') {
         line = line[1..line.len() - 1].trim();
@@ -162,8 +166,16 @@ pub(crate) fn changed_line(reply: &str, old: &str) -> Option<String> {
         .filter(|word| line.split_whitespace().any(|w| w == *word))
         .count();
     let words = old.split_whitespace().count();
-    let close = kept * 2 >= words && line.len() <= old.len() * 2 + 20;
+    // A line of one or two words may change all of them (`1.0.3` → `1.1.0`).
+    let close = (words <= 2 || kept * 2 >= words) && line.len() <= old.len() * 2 + 20;
     (!line.is_empty() && line != old && close).then(|| line.to_string())
+}
+
+/// `line` without a line-number label in front ("Line 3: …", "3| …"), when it has one.
+fn unlabelled(line: &str) -> Option<&str> {
+    let (label, rest) = line.split_once(['|', ':'])?;
+    let label = label.trim().trim_start_matches("Line").trim();
+    (!label.is_empty() && label.chars().all(|c| c.is_ascii_digit())).then(|| rest.trim())
 }
 
 impl<B: Backend> Agent<B> {
@@ -191,7 +203,8 @@ impl<B: Backend> Agent<B> {
             .rposition(|(call, outcome)| {
                 let changes = call.name == EDIT_TOOL || call.name == WRITE_TOOL;
                 let path = call.arguments.get("path").and_then(Value::as_str);
-                let same = path.is_some_and(|p| workspace.resolve(p).ok() == target);
+                let same =
+                    target.is_some() && path.is_some_and(|p| workspace.resolve(p).ok() == target);
                 changes && same && !outcome.ok
             });
         let Some(failed) = failed else {
@@ -221,7 +234,9 @@ impl<B: Backend> Agent<B> {
             events.emit(&RunEvent::FocusedEdit {
                 turn: run.turns,
                 path: file.clone(),
-                line: line.as_ref().map(|(number, _)| *number as u32),
+                line: line
+                    .as_ref()
+                    .and_then(|(number, _)| u32::try_from(*number).ok()),
                 old: line.as_ref().map(|(_, old)| old.clone()),
                 new: new.clone(),
             });
@@ -337,6 +352,10 @@ mod tests {
             quoted_terms("Set \"name\" to \"Acme Ltd\" (see 'notes')."),
             vec!["name", "Acme Ltd", "notes"]
         );
+        assert_eq!(
+            quoted_terms("In the '90s config, rename \"calc\" please."),
+            vec!["calc"]
+        );
     }
 
     #[test]
@@ -363,9 +382,11 @@ mod tests {
             places_note(app, "app.py", &terms).as_deref(),
             Some("\nOf the terms the task quotes, `calc` is in no line of `app.py` as a word; `calculate_total` is on lines 1, 4. If `app.py` already is as the task asks, reply that no change was needed and why.")
         );
-        // Every term there, or none: nothing to say.
+        // Every term there, or none, or the rename still to make: nothing to say.
         assert_eq!(places_note(app, "app.py", &terms[1..]), None);
         assert_eq!(places_note(app, "app.py", &terms[..1]), None);
+        let before = "def calc(prices):\n    return sum(prices)\n\nprint(calc([3]))\n";
+        assert_eq!(places_note(before, "app.py", &terms), None);
     }
 
     #[test]
@@ -386,6 +407,12 @@ mod tests {
             Some(fixed)
         );
         assert_eq!(changed_line(old, old), None);
+        // Short lines may change every word; a number opening the line is no label.
+        assert_eq!(changed_line("1.1.0", "1.0.3").as_deref(), Some("1.1.0"));
+        assert_eq!(
+            changed_line("8081: web", "8080: web").as_deref(),
+            Some("8081: web")
+        );
         assert_eq!(changed_line("Sure, here it is.", old), None);
         assert_eq!(changed_line("\n\n", old), None);
     }

@@ -1,10 +1,11 @@
 //! A new file beside the files the task means (`full`): in a task that asks to change
 //! what exists ("Every service under services/ has a VERSION file. Set the version of
 //! each one to 1.1.0."), a `write_file` that would create `services/VERSION` while
-//! `services/auth/VERSION` and its namesakes exist below it is not run. Its result
-//! shows each namesake's content (short files) and the write of the same content to
-//! each, so the writes the task means can be copied — the default model created the
-//! one new file and answered, in every repetition of `traps`.
+//! `services/auth/VERSION` and its namesakes exist below it is not run, once (the same
+//! write again is run: a new file may be what was meant). Its result lists the
+//! namesakes; when they are short and alike, it shows their content and the write of
+//! the new content to each, so the writes the task means can be copied — the default
+//! model created the one new file and answered, in every repetition of `traps`.
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +31,7 @@ pub(crate) fn namesake_write_note(
     call: &ReadyCall,
     workspace: &Workspace,
     write_call: impl Fn(&Value) -> String,
-) -> Option<(String, Vec<PathBuf>)> {
+) -> Option<Refusal> {
     if call.name != WRITE_TOOL {
         return None;
     }
@@ -45,34 +46,60 @@ pub(crate) fn namesake_write_note(
     let mut found = Vec::new();
     let mut entries = 0;
     namesakes_below(parent, &name, 0, &mut entries, &mut found);
-    if found.is_empty() || found.len() > MAX_NAMESAKES {
+    // None, too many, or a walk cut short (the list would not be all of them).
+    if found.is_empty() || found.len() > MAX_NAMESAKES || entries > MAX_ENTRIES {
         return None;
     }
     found.sort();
-    let mut shown = Vec::new();
+    let small = |file: &PathBuf| std::fs::metadata(file).is_ok_and(|m| m.len() <= MAX_SHOWN_BYTES);
+    let texts: Vec<Option<String>> = found
+        .iter()
+        .map(|file| std::fs::read_to_string(file).ok().filter(|_| small(file)))
+        .collect();
+    // Alike: each short, and all with the same content (a version, a flag).
+    let alike = texts.iter().all(Option::is_some) && texts.windows(2).all(|w| w[0] == w[1]);
     let mut note = format!(
         "Not run: `{path}` does not exist, and the task asks to change files that do. Files named `{}` below `{}`:\n",
         name.to_string_lossy(),
         workspace.relative(parent)
     );
-    for file in &found {
+    for (file, text) in found.iter().zip(&texts) {
         let relative = workspace.relative(file);
-        let small = std::fs::metadata(file).is_ok_and(|m| m.len() <= MAX_SHOWN_BYTES);
-        match std::fs::read_to_string(file).ok().filter(|_| small) {
-            Some(text) => {
-                note.push_str(&format!("`{relative}`: {}\n", text.trim_end()));
-                shown.push(file.clone());
-            }
+        match text.as_deref().filter(|_| alike) {
+            Some(text) => note.push_str(&format!("`{relative}`: {}\n", text.trim_end())),
             None => note.push_str(&format!("`{relative}`\n")),
         }
     }
-    note.push_str("If the task means them, write each one instead:\n");
-    for file in &found {
-        let relative = workspace.relative(file);
-        note.push_str(&write_call(&json!({"path": relative, "content": content})));
-        note.push('\n');
+    match alike {
+        true => {
+            note.push_str("If the task means them, write each one instead:\n");
+            for file in &found {
+                let relative = workspace.relative(file);
+                note.push_str(&write_call(&json!({"path": relative, "content": content})));
+                note.push('\n');
+            }
+        }
+        false => note.push_str(
+            "If the task means them, change those instead (read each first). If a new file is what the task asks for, make the same call again.\n",
+        ),
     }
-    Some((note.trim_end().to_string(), shown))
+    Some(Refusal {
+        note: note.trim_end().to_string(),
+        path: resolved,
+        shown: if alike { found } else { Vec::new() },
+    })
+}
+
+/// A write not run: its note, the file it would have created, and the namesakes the
+/// note showed whole (the run has seen them).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The result given instead.
+    pub note: String,
+    /// The new file's path (resolved): the same write again is run.
+    pub path: PathBuf,
+    /// The namesakes shown whole.
+    pub shown: Vec<PathBuf>,
 }
 
 /// Files named `name` below `dir` (not in it), depth first, within the bounds.
@@ -131,10 +158,10 @@ mod tests {
         }
         let workspace = Workspace::new(dir.path(), rein_tools::ToolLimits::default()).unwrap();
         let call_text = |arguments: &Value| format!("CALL {arguments}");
-        let (note, shown) =
+        let refusal =
             namesake_write_note(&write("services/VERSION"), &workspace, call_text).unwrap();
         assert_eq!(
-            note,
+            refusal.note,
             "Not run: `services/VERSION` does not exist, and the task asks to change files that do. Files named `VERSION` below `services`:\n\
              `services/auth/VERSION`: 1.0.3\n\
              `services/billing/VERSION`: 1.0.3\n\
@@ -142,7 +169,8 @@ mod tests {
              CALL {\"path\":\"services/auth/VERSION\",\"content\":\"1.1.0\"}\n\
              CALL {\"path\":\"services/billing/VERSION\",\"content\":\"1.1.0\"}"
         );
-        assert_eq!(shown.len(), 2);
+        assert_eq!(refusal.shown.len(), 2);
+        assert!(refusal.path.ends_with("services/VERSION"));
         // A file that exists, a name no file below has, a directory that does not
         // exist yet: written as asked.
         for path in ["services/auth/VERSION", "services/NOTES", "other/VERSION"] {
@@ -151,5 +179,16 @@ mod tests {
                 None
             );
         }
+        // Namesakes that differ are listed, with no writes over them.
+        std::fs::write(dir.path().join("services/billing/VERSION"), "2.0.0\n").unwrap();
+        let refusal =
+            namesake_write_note(&write("services/VERSION"), &workspace, call_text).unwrap();
+        assert!(
+            refusal.note.contains("`services/auth/VERSION`\n"),
+            "{}",
+            refusal.note
+        );
+        assert!(!refusal.note.contains("CALL"), "{}", refusal.note);
+        assert!(refusal.shown.is_empty());
     }
 }

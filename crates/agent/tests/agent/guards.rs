@@ -2440,3 +2440,32 @@ fn a_new_file_above_the_files_a_change_task_means_is_not_written() {
     );
     assert!(dir.path().join("services/VERSION").exists());
 }
+
+#[test]
+fn a_new_file_refused_beside_its_namesakes_is_written_when_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("pkg/sub")).unwrap();
+    std::fs::write(dir.path().join("pkg/sub/__init__.py"), "").unwrap();
+    std::fs::write(dir.path().join("pkg/core.py"), "x = 1\n").unwrap();
+    let task = "Fix pkg/core.py so that pkg is a package.";
+    let write = call(
+        "write_file",
+        r#"{"path": "pkg/__init__.py", "content": "from .core import x\n"}"#,
+    );
+    let r = run_task(
+        dir.path(),
+        task,
+        vec![write.clone(), write, "Added pkg/__init__.py.".into()],
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    let results = tool_results(&r.events);
+    assert!(
+        results[0]
+            .0
+            .starts_with("Not run: `pkg/__init__.py` does not exist"),
+        "{results:?}"
+    );
+    assert!(results[1].1, "written when asked again: {results:?}");
+    assert!(dir.path().join("pkg/__init__.py").exists());
+}
