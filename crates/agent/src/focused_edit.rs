@@ -210,13 +210,14 @@ impl<B: Backend> Agent<B> {
         let Some(failed) = failed else {
             return;
         };
+        // The file as it is now, read once for every note below.
+        let content = target.and_then(|path| std::fs::read_to_string(path).ok());
         if !unchanged {
             // Changed already: an edit that changes nothing, of text the file now
             // holds, is the model writing its done change again.
-            let content = target.and_then(|path| std::fs::read_to_string(path).ok());
             let call = &ready[failed];
             let text = |key: &str| call.arguments.get(key).and_then(Value::as_str);
-            let again = match (text("old_string"), text("new_string"), content) {
+            let again = match (text("old_string"), text("new_string"), &content) {
                 (Some(old), Some(new), Some(content)) => {
                     old == new && !old.trim().is_empty() && content.contains(old)
                 }
@@ -230,7 +231,7 @@ impl<B: Backend> Agent<B> {
             return;
         }
         if run.asked_edit.is_none() {
-            let (line, new) = self.ask_line_edit(run, &file).await;
+            let (line, new) = self.ask_line_edit(run, &file, content.as_deref()).await;
             events.emit(&RunEvent::FocusedEdit {
                 turn: run.turns,
                 path: file.clone(),
@@ -251,17 +252,15 @@ impl<B: Backend> Agent<B> {
             }));
         }
         let Some(Some((number, edit))) = &run.asked_edit else {
-            // No line to ask about: where the task's quoted terms are, when one is in
-            // the file and another is not (a rename already made).
-            let content = target.and_then(|path| std::fs::read_to_string(path).ok());
+            // No line to ask about: where the task's quoted terms are, when the first
+            // is gone from the file and a later one is there (a rename already made).
             let terms = quoted_terms(run.task());
             if let Some(note) = content.and_then(|c| places_note(&c, &file, &terms)) {
                 outcomes[failed].text.push_str(&note);
             }
             return;
         };
-        let still_there = std::fs::read_to_string(target.unwrap_or_default())
-            .is_ok_and(|content| content.contains(edit.old.as_str()));
+        let still_there = content.is_some_and(|content| content.contains(edit.old.as_str()));
         if still_there {
             let text = &mut outcomes[failed].text;
             text.push_str(&format!(
@@ -289,23 +288,18 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    /// The line of `file` the task's quoted terms pick (its number and text), and that
-    /// line with the task's change made as the model writes it on a context of its own
-    /// (`None` when the reply is not such a line).
+    /// The line of `file` (holding `content`) the task's quoted terms pick (its number
+    /// and text), and that line with the task's change made as the model writes it on
+    /// a context of its own (`None` when the reply is not such a line).
     async fn ask_line_edit(
         &mut self,
         run: &mut RunState,
         file: &str,
+        content: Option<&str>,
     ) -> (Option<(usize, String)>, Option<String>) {
         let mut terms = quoted_terms(run.task());
         terms.extend(run.memory.task_needles.iter().cloned());
-        let content = self
-            .executor
-            .workspace
-            .resolve(file)
-            .ok()
-            .and_then(|path| std::fs::read_to_string(path).ok());
-        let Some((number, line)) = content.and_then(|c| line_to_change(&c, &terms)) else {
+        let Some((number, line)) = content.and_then(|c| line_to_change(c, &terms)) else {
             return (None, None);
         };
         let mut request = TurnRequest::text(messages(run.task(), file, number, &line));

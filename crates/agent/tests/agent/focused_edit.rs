@@ -16,11 +16,16 @@ fn guide(dir: &std::path::Path) {
     std::fs::write(dir.join("docs/guide.md"), format!("# Guide\n\n{LINE}\n")).unwrap();
 }
 
-fn same_edit() -> String {
+/// The `edit_file` call of `docs/guide.md` from `old` to `new`.
+fn guide_edit(old: &str, new: &str) -> String {
     call(
         "edit_file",
-        &format!(r#"{{"path": "docs/guide.md", "old_string": "{LINE}", "new_string": "{LINE}"}}"#),
+        &format!(r#"{{"path": "docs/guide.md", "old_string": "{old}", "new_string": "{new}"}}"#),
     )
+}
+
+fn same_edit() -> String {
+    guide_edit(LINE, LINE)
 }
 
 fn focused_edits(events: &[TraceEvent]) -> Vec<(Option<u32>, Option<String>)> {
@@ -37,10 +42,7 @@ fn focused_edits(events: &[TraceEvent]) -> Vec<(Option<u32>, Option<String>)> {
 fn an_edit_that_changes_nothing_is_followed_by_the_call_of_the_line_asked_alone() {
     let dir = tempfile::tempdir().unwrap();
     guide(dir.path());
-    let fix = call(
-        "edit_file",
-        &format!(r#"{{"path": "docs/guide.md", "old_string": "{LINE}", "new_string": "{FIXED}"}}"#),
-    );
+    let fix = guide_edit(LINE, FIXED);
     let replies = vec![
         call("read_file", r#"{"path": "docs/guide.md"}"#),
         same_edit(),
@@ -163,16 +165,8 @@ fn switched_off_or_without_a_quoted_term_no_line_is_asked() {
 fn the_done_change_written_again_is_told_it_is_done() {
     let dir = tempfile::tempdir().unwrap();
     guide(dir.path());
-    let fix = call(
-        "edit_file",
-        &format!(r#"{{"path": "docs/guide.md", "old_string": "{LINE}", "new_string": "{FIXED}"}}"#),
-    );
-    let again = call(
-        "edit_file",
-        &format!(
-            r#"{{"path": "docs/guide.md", "old_string": "{FIXED}", "new_string": "{FIXED}"}}"#
-        ),
-    );
+    let fix = guide_edit(LINE, FIXED);
+    let again = guide_edit(FIXED, FIXED);
     let replies = vec![fix, again, "Fixed the spelling in docs/guide.md.".into()];
     let r = run_task(
         dir.path(),
