@@ -144,6 +144,30 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::CallsOnly)
                     }
+                    // The retry is the write again.
+                    Held::MoreThanTheValue(..)
+                        if self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
+                    {
+                        run.answer_only = false;
+                        (FailureClass::MissingOutput, RetryMode::WriteOutput)
+                    }
+                    // Every file the steps need was read: the retry is the write.
+                    Held::ProcedureOutput(ref output)
+                        if output.unread.is_empty()
+                            && self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
+                    {
+                        run.answer_only = false;
+                        (FailureClass::MissingOutput, RetryMode::WriteOutput)
+                    }
+                    Held::ProcedureOutput(_) => {
+                        run.answer_only = false;
+                        (FailureClass::MissingOutput, RetryMode::CallsOnly)
+                    }
+                    // The retry is the step's call.
+                    Held::StepNotTaken(_) => {
+                        run.answer_only = false;
+                        (FailureClass::NotAnAnswer, RetryMode::CallsOnly)
+                    }
                     // The retry is the write itself, or another step before it.
                     Held::NothingWritten => {
                         run.answer_only = false;
@@ -169,6 +193,10 @@ impl<B: Backend> Agent<B> {
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
                     Held::PlannedCalls(_) => (FailureClass::NotAnAnswer, RetryMode::Same),
+                    // A file's text copied back: the value it holds may be the answer.
+                    Held::NotAnAnswer(NotAnswer::CopiesRead) => {
+                        (FailureClass::NotAnAnswer, RetryMode::Same)
+                    }
                     // A call written as plain text (an answer-only turn): asked again.
                     _ if rein_format::read::bare_calls(&text).is_some() => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
@@ -184,7 +212,12 @@ impl<B: Backend> Agent<B> {
                             .unwrap_or_default();
                         // The value the held reply itself named, when a result shows it.
                         let results = run.results();
-                        let named = crate::output_file::quoted_result_value(&text, &results, file)
+                        let named = crate::output_file::quoted_result_value(
+                            &text,
+                            &results,
+                            file,
+                            run.task(),
+                        )
                             .map(|value| format!(" Your reply named `{value}`: if that is the text the task asks for, write just that."))
                             .unwrap_or_default();
                         format!(
@@ -192,6 +225,13 @@ impl<B: Backend> Agent<B> {
                         )
                     }
                     (Held::NotAnAnswer(_), _) => self.with_meant_file(run, &text, other.note()),
+                    (Held::ProcedureOutput(output), _) => {
+                        crate::procedure_output::procedure_note(output, |path| {
+                            self.info
+                                .family
+                                .call_text(READ_TOOL, &serde_json::json!({ "path": path }))
+                        })
+                    }
                     (Held::Unchanged(file), _) => match self.described_edit(file, &text) {
                         Some(edit) => format!(
                             "{}\nYour answer describes this change; make it with:\n{}",
@@ -357,6 +397,30 @@ impl<B: Backend> Agent<B> {
         }
     }
 
+    /// The hold of an answer naming the value the task's output file should hold
+    /// alone, while that file (written by this run) holds more.
+    fn more_than_the_value(&self, run: &RunState, text: &str) -> Option<Held> {
+        let file = run.memory.output_file.as_ref()?;
+        let (_, content) = run
+            .memory
+            .written_files
+            .iter()
+            .rev()
+            .find(|(path, _)| path.trim_start_matches("./") == file.trim_start_matches("./"))?;
+        let held = std::fs::read_to_string(self.executor.workspace.root().join(file)).ok()?;
+        if held != *content {
+            return None;
+        }
+        let value = crate::output_file::more_than_the_value(run.task(), file, content, text)?;
+        let says = crate::guards::sentence_naming(run.task(), file)?.to_string();
+        Some(Held::MoreThanTheValue(
+            file.clone(),
+            value,
+            says,
+            content.len(),
+        ))
+    }
+
     /// Why `text` is not the final answer yet, if it is not.
     fn held(&self, run: &RunState, text: &str) -> Option<Held> {
         if !self.strategy.guards_answers() {
@@ -396,6 +460,33 @@ impl<B: Backend> Agent<B> {
                     && missing_output(self.executor.workspace.root(), file)
                 {
                     return Some(Held::MissingOutput(file.clone()));
+                }
+            }
+            // The output file written with more than the value the task asks it to
+            // hold alone, while the answer names that value.
+            if let Some(held) = self.more_than_the_value(run, text) {
+                if run.holds.has_room(&held) {
+                    return Some(held);
+                }
+            }
+            // So is the file the steps of a procedure the task hands over create.
+            if let Some(output) = crate::procedure_output::missing_procedure_output(
+                run.task(),
+                &run.memory,
+                &self.executor.workspace,
+            ) {
+                let held = Held::ProcedureOutput(output);
+                if run.holds.has_room(&held) {
+                    return Some(held);
+                }
+            }
+            // A numbered step of the task whose tool never ran.
+            if let Some(step) =
+                crate::task_steps::untaken_step(run.task(), &self.tool_names, &run.memory)
+            {
+                let held = Held::StepNotTaken(step);
+                if run.holds.has_room(&held) {
+                    return Some(held);
                 }
             }
             // Talk of an edit of the file the task asks to change ("replace the line

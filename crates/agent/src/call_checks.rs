@@ -3,16 +3,18 @@
 //! run, the second time for an answer, see `answer_now`), calls with an
 //! identifier nothing showed answered instead of run (`guesses`), the request written
 //! over a file not run (`copies`), a tool's name as a shell command not run
-//! (`tool_commands`), a new file beside the namesakes a change task means not run
-//! (`namesake_writes`), a write over a file the run never read not run
-//! (`unread_writes`), and a failure next to another tool's success in the
-//! same reply explained.
+//! (`tool_commands`), a call for another item than the task's superlative picks
+//! not run once (`extreme_pick`), a new file beside the namesakes a change task
+//! means not run (`namesake_writes`), a write over a file the run never read not run
+//! (`unread_writes`), and a failure next to another tool's success in the same reply
+//! explained.
 
 use rein_engine::Backend;
 use rein_protocol::{EventSink, RunEvent};
 
 use crate::copies::{copied_note_note, copied_request_note};
 use crate::execute::CallOutcome;
+use crate::extreme_pick::{wrong_pick_call_note, wrong_pick_in_call};
 use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
 use crate::namesake_writes::namesake_write_note;
@@ -36,6 +38,7 @@ impl<B: Backend> Agent<B> {
         let root = self.executor.workspace.root();
         let mut shown_files = Vec::new();
         let mut refused_paths = Vec::new();
+        let mut pick_refused = false;
         let guesses: Vec<Option<CallOutcome>> = ready
             .iter()
             .map(|call| {
@@ -59,6 +62,24 @@ impl<B: Backend> Agent<B> {
                         })
                     })
                     .map(CallOutcome::failed);
+                // A call for another item than the task's superlative picks, once a
+                // run: it may be a side effect that cannot be undone (a booking).
+                // Several calls of one tool in a reply go over the items (the status
+                // of every order): no pick is made there.
+                let alone = ready.iter().filter(|other| other.name == call.name).count() == 1;
+                if alone && !run.memory.pick_refused && !pick_refused {
+                    let results = run.results();
+                    if let Some((pick, fixed)) =
+                        wrong_pick_in_call(run.task(), &results, &call.arguments)
+                    {
+                        pick_refused = true;
+                        let fixed_call = fixed
+                            .map(|arguments| self.info.family.call_text(&call.name, &arguments));
+                        return Some(CallOutcome::until_step(wrong_pick_call_note(
+                            &pick, fixed_call,
+                        )));
+                    }
+                }
                 let namesakes = || {
                     let refusal = self.namesake_write(run, call)?;
                     shown_files.extend(refusal.shown);
@@ -75,6 +96,7 @@ impl<B: Backend> Agent<B> {
         // file is written when asked again.
         run.memory.seen_files.extend(shown_files);
         run.memory.namesake_refused.extend(refused_paths);
+        run.memory.pick_refused |= pick_refused;
         let runnable: Vec<ReadyCall> = ready
             .iter()
             .zip(&guesses)

@@ -18,6 +18,9 @@ use crate::stepwise::{
 };
 use crate::validate::{validate, ProposedCall, ReadyCall, Rejection};
 
+/// Steps of other calls after which a deferred call is no longer the plan.
+const PLAN_KEPT_STEPS: u32 = 2;
+
 impl<B: Backend> Agent<B> {
     /// Validates the proposed calls, runs them, and appends the exchange to the history.
     pub(crate) async fn run_calls(
@@ -143,6 +146,18 @@ impl<B: Backend> Agent<B> {
                 .get(name)
                 .is_some_and(|tool| tool.finds_tools())
         };
+        // A plan that two steps of other calls passed by is dropped: the model went
+        // another way (a `list_dir` deferred on the first turn was held for after
+        // the task's file was written, eight turns later).
+        match deferred.is_empty() {
+            true => {
+                run.memory.steps_since_plan += 1;
+                if run.memory.steps_since_plan >= PLAN_KEPT_STEPS {
+                    run.memory.planned.clear();
+                }
+            }
+            false => run.memory.steps_since_plan = 0,
+        }
         for tool in deferred.iter().filter(|tool| !finds_tools(tool)) {
             if !run.memory.planned.contains(tool) {
                 run.memory.planned.push(tool.clone());
@@ -254,6 +269,22 @@ impl<B: Backend> Agent<B> {
                 last.text.push_str("\n\n");
                 last.text
                     .push_str(&answer_now::answer_from_results(run.task(), &results));
+            }
+        }
+        // A value not found, where an earlier result gave another under the
+        // argument's name: the result ends with that value's call.
+        if self.strategy.guards_answers() {
+            let earlier = run.results();
+            for (call, outcome) in ready.iter().zip(outcomes.iter_mut()) {
+                let note = crate::not_found::not_found_note(
+                    call,
+                    &outcome.text,
+                    &earlier,
+                    |name, args| self.info.family.call_text(name, args),
+                );
+                if let Some(note) = note {
+                    outcome.text.push_str(&note);
+                }
             }
         }
         // A reply that found something new made progress, whatever it repeated

@@ -1,7 +1,8 @@
 //! Answers that say nothing the task asks for: a bare claim that the task is done
 //! ("The task is done.") to a task that asks to be told something, and the task's own
 //! words given back ("The logs/ directory holds the deploy log. Find the version…").
-//! The 0.5B model ended `traps` runs with both, and with the bare words "tool_call".
+//! The 0.5B model ended `traps` runs with both, and with the bare words "tool_call";
+//! the 1.5B model once answered with a file's text as the read showed it.
 
 use crate::guards::NotAnswer;
 use crate::stored_answer::asks_to_be_told;
@@ -54,7 +55,73 @@ pub(crate) fn empty_answer(answer: &str, task: &str) -> Option<NotAnswer> {
         && asked
             .windows(said.len())
             .any(|window| window == said.as_slice());
-    copied.then_some(NotAnswer::EchoesTask)
+    if copied {
+        return Some(NotAnswer::EchoesTask);
+    }
+    if let Some(slot) = placeholder(answer).filter(|slot| !task.contains(slot.as_str())) {
+        return Some(NotAnswer::Placeholder(slot));
+    }
+    (copies_a_read(answer) && wants_a_reply(task) && !asks_for_text(task))
+        .then_some(NotAnswer::CopiesRead)
+}
+
+/// Words that, alone in angle brackets, stand for a value.
+const SLOT_WORDS: [&str; 10] = [
+    "value", "id", "code", "name", "version", "handle", "date", "number", "answer", "result",
+];
+
+/// The first placeholder of `answer` where a value goes (`<confirm_code>`, `<version>`):
+/// a lowercase word in angle brackets with `_` inside, or one of [`SLOT_WORDS`]. The
+/// 1.5B model answered "the confirmation code is <confirm_code>" without the booking
+/// that gives it.
+fn placeholder(answer: &str) -> Option<String> {
+    answer.match_indices('<').find_map(|(at, _)| {
+        let rest = &answer[at + 1..];
+        let inner = &rest[..rest.find('>')?];
+        let word = (2..=30).contains(&inner.len())
+            && inner.starts_with(|c: char| c.is_ascii_lowercase())
+            && inner
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        let slot = word
+            && ((inner.contains('_')
+                && !inner.starts_with("tool")
+                && !inner.starts_with("function"))
+                || SLOT_WORDS.contains(&inner));
+        slot.then(|| format!("<{inner}>"))
+    })
+}
+
+/// The fewest lines with `read_file`'s `N| ` margin that make an answer a copy of a
+/// read.
+const COPIED_LINES: usize = 3;
+
+/// Whether `answer` is a file's text as `read_file` showed it: at least
+/// [`COPIED_LINES`] lines, nearly all of them opening with a line number and `|` (the
+/// 1.5B model answered "tell me the value of max_connections" with config.json so).
+fn copies_a_read(answer: &str) -> bool {
+    let lines: Vec<&str> = answer.lines().filter(|l| !l.trim().is_empty()).collect();
+    let numbered = lines
+        .iter()
+        .filter(|line| {
+            line.trim_start()
+                .split_once('|')
+                .is_some_and(|(number, _)| {
+                    !number.is_empty() && number.chars().all(|c| c.is_ascii_digit())
+                })
+        })
+        .count();
+    numbered >= COPIED_LINES && numbered * 5 >= lines.len() * 4
+}
+
+/// Whether `task` asks for text itself: to show, print or quote lines or contents.
+fn asks_for_text(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    [
+        "show", "print", "display", "content", "lines", "quote", "copy", "cat ",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
 }
 
 /// Whether `task` wants something told back: a question, "tell me", "answer with".
@@ -130,5 +197,47 @@ mod tests {
             None
         );
         assert_eq!(empty_answer("The deploy log.", PIPE), None);
+    }
+
+    #[test]
+    fn a_file_copied_as_the_read_showed_it_is_no_value() {
+        let task = "Read config.json, then read that limits file, and tell me the value of max_connections in it.";
+        let copy = "1| {\n   2|   \"app\": {\n   3|     \"limits\": \"conf/prod/limits.toml\"\n   4|   }\n   5| }";
+        assert_eq!(empty_answer(copy, task), Some(NotAnswer::CopiesRead));
+        // Asked to show the file, its lines are the answer.
+        assert_eq!(
+            empty_answer(copy, "Show me the first lines of config.json."),
+            None
+        );
+        // A value, or one numbered line, is an answer.
+        assert_eq!(empty_answer("max_connections is 250.", task), None);
+        assert_eq!(empty_answer("8| max_connections = 250", task), None);
+    }
+
+    #[test]
+    fn a_placeholder_where_a_value_goes_is_no_answer() {
+        let task = "Book the cheapest flight and tell me the confirmation code.";
+        assert_eq!(
+            empty_answer(
+                "The flight is WN-2240, and the code is <confirm_code>.",
+                task
+            ),
+            Some(NotAnswer::Placeholder("<confirm_code>".into()))
+        );
+        assert_eq!(
+            empty_answer("Release <version> is out.", task),
+            Some(NotAnswer::Placeholder("<version>".into()))
+        );
+        // Tags and comparisons are no placeholders; one the task writes is its own.
+        for answer in [
+            "Wrap it in <tool_call> tags.",
+            "x <b> y",
+            "3 < 4 and 5 > 2",
+            "Use <br> tags.",
+        ] {
+            assert_eq!(empty_answer(answer, task), None, "{answer}");
+        }
+        let templated = "Write `Release <version>` into notes.txt.";
+        assert_eq!(empty_answer("It says Release <version>.", templated), None);
     }
 }

@@ -176,8 +176,13 @@ pub(crate) struct Memory {
     /// New files whose write was refused once beside their namesakes (see
     /// `namesake_writes`): written when asked again.
     pub namesake_refused: std::collections::HashSet<std::path::PathBuf>,
+    /// A call for another item than the task's superlative picks was not run once
+    /// (see `extreme_pick`).
+    pub pick_refused: bool,
     /// Tools whose calls were deferred for an earlier result and have not run since.
     pub planned: Vec<String>,
+    /// Steps with calls since the latest step that deferred some.
+    pub steps_since_plan: u32,
     /// Values the task names, shown where a read missed them (see `task_needles`).
     pub task_needles: Vec<String>,
     /// The command the task says to run, until a call ran it (see `task_command`).

@@ -158,6 +158,42 @@ pub(crate) fn wrong_pick_note(pick: &WrongPick) -> String {
     )
 }
 
+/// A call that names another item of a compared list than the task's superlative
+/// picks (`book_flight` with DL-0931 when the cheapest is WN-2240), with its
+/// arguments written for the picked item when the list's line gives one item.
+pub(crate) fn wrong_pick_in_call(
+    task: &str,
+    results: &[&str],
+    arguments: &serde_json::Value,
+) -> Option<(WrongPick, Option<serde_json::Value>)> {
+    let pick = wrong_pick(task, results, &arguments.to_string())?;
+    let single = !pick.expected.contains(", ");
+    let mut fixed = arguments.clone();
+    let mut replaced = false;
+    if let (true, Some(object)) = (single, fixed.as_object_mut()) {
+        for value in object.values_mut() {
+            if value.as_str() == Some(pick.named.as_str()) {
+                *value = serde_json::Value::String(pick.expected.clone());
+                replaced = true;
+            }
+        }
+    }
+    Some((pick, replaced.then_some(fixed)))
+}
+
+/// The result of a call not run for a wrong pick: the list's line, and the call for
+/// the picked item when there is one (`fixed_call`, written in the model's syntax).
+pub(crate) fn wrong_pick_call_note(pick: &WrongPick, fixed_call: Option<String>) -> String {
+    let first = format!(
+        "Not run: the task asks for the {} {}, and the list shows that is {} ({}), not {}.",
+        pick.word, pick.field, pick.expected, pick.value, pick.named
+    );
+    match fixed_call {
+        Some(call) => format!("{first} For {}, the call is:\n{call}", pick.expected),
+        None => format!("{first} Make the call for {} instead.", pick.expected),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +232,24 @@ mod tests {
         let task = "Which order has the latest placed_at and which the earliest placed_at?";
         assert!(wrong_pick(task, &[ORDERS], "ORD-89954").is_none());
         assert!(wrong_pick(TASK, &[ORDERS, ORDERS], "ORD-89954").is_none());
+    }
+
+    #[test]
+    fn a_call_for_another_item_than_the_pick_is_caught_and_rewritten() {
+        let flights = "flights:\n- flight_id: UA-1187, stops: 0, price.amount: 289\n- flight_id: WN-2240, stops: 1, price.amount: 214\n- flight_id: DL-0931, stops: 0, price.amount: 247\n(by price.amount: lowest WN-2240 at 214, highest UA-1187 at 289)";
+        let task =
+            "Search for flights from BOS to DEN, then book the cheapest of them for Ana Souza.";
+        let call = serde_json::json!({"flight_id": "DL-0931", "passenger_name": "Ana Souza"});
+        let (pick, fixed) = wrong_pick_in_call(task, &[flights], &call).unwrap();
+        assert_eq!(pick.expected, "WN-2240");
+        assert_eq!(
+            fixed,
+            Some(serde_json::json!({"flight_id": "WN-2240", "passenger_name": "Ana Souza"}))
+        );
+        assert!(wrong_pick_call_note(&pick, Some("CALL".into())).ends_with("the call is:\nCALL"));
+        let right = serde_json::json!({"flight_id": "WN-2240", "passenger_name": "Ana Souza"});
+        assert_eq!(wrong_pick_in_call(task, &[flights], &right), None);
+        let unrelated = serde_json::json!({"origin": "BOS"});
+        assert_eq!(wrong_pick_in_call(task, &[flights], &unrelated), None);
     }
 }

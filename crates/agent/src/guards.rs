@@ -1,7 +1,8 @@
 //! Answers that are not answers, held back with one specific note (the `full`
 //! profile): a reply that narrates tool use ("you can use the `search` function…")
 //! or announces a step instead of taking it; an answer while the output file the task
-//! names does not exist, while the file it asks to change is unchanged, before any
+//! names (or the procedure it hands over creates) does not exist or holds more than the
+//! value asked for alone, while the file it asks to change is unchanged, before any
 //! look at a path it names, or before anything changed when it asks for a change; and
 //! an answer after source edits that were never checked (the verification guard).
 //! Each hold is bounded, so a run always ends.
@@ -21,6 +22,14 @@ pub(crate) enum Held {
     NotAnAnswer(NotAnswer),
     /// The task's output file does not exist.
     MissingOutput(String),
+    /// The task's output file holds more than the value the task asks for alone
+    /// (file, the value the answer names, the task's sentence naming the file, the
+    /// file's size in bytes).
+    MoreThanTheValue(String, String, String, usize),
+    /// A numbered step of the task whose tool has not run.
+    StepNotTaken(crate::task_steps::UntakenStep),
+    /// The output file of the procedure the task hands over does not exist.
+    ProcedureOutput(crate::procedure_output::ProcedureOutput),
     /// The file the task asks to change is as it was.
     Unchanged(String),
     /// Calls the model planned (deferred for an earlier result) never ran.
@@ -60,6 +69,18 @@ impl Held {
             Held::MissingOutput(file) => format!(
                 "The task asks for `{file}`, and it does not exist yet. If you have not found what goes in it, find it first (search, read_file); then write it with write_file, the whole content, and reply with a short final answer."
             ),
+            Held::MoreThanTheValue(file, value, says, bytes) => {
+                crate::output_file::more_than_the_value_note(file, value, says, *bytes)
+            }
+            Held::StepNotTaken(step) => format!(
+                "Not done yet: step {} of the task, \"{}\", has not been taken: no call of `{}` has run. Make that call now, with values from the results above; then go on with the task's steps and answer.",
+                step.number, step.text, step.tool
+            ),
+            Held::ProcedureOutput(output) => {
+                crate::procedure_output::procedure_note(output, |path| {
+                    format!("read_file with path `{path}`")
+                })
+            }
             Held::Unchanged(file) => format!(
                 "The task asks you to change `{file}`, and it is still unchanged. Make that change now with edit_file (read or search the part to change first if you have not seen it), then reply with a short final answer."
             ),
@@ -95,7 +116,9 @@ impl Held {
         match self {
             Held::Unverified(_) => "unverified_edits",
             Held::NotAnAnswer(_) => "not_an_answer",
-            Held::MissingOutput(_) => "missing_output",
+            Held::MissingOutput(_) | Held::ProcedureOutput(_) => "missing_output",
+            Held::MoreThanTheValue(..) => "more_than_the_value",
+            Held::StepNotTaken(_) => "step_not_taken",
             Held::Unchanged(_) => "unchanged_file",
             Held::PlannedCalls(_) => "planned_calls",
             Held::Unsupported(..) => "unsupported_value",
@@ -125,6 +148,12 @@ pub(crate) struct HoldCounts {
     pub not_an_answer: u32,
     /// Missing-output holds.
     pub missing_output: u32,
+    /// Procedure-output holds.
+    pub procedure_output: u32,
+    /// More-than-the-value holds.
+    pub more_than_the_value: u32,
+    /// Step-not-taken holds.
+    pub step_not_taken: u32,
     /// Unchanged-file holds.
     pub unchanged: u32,
     /// Planned-call holds.
@@ -159,6 +188,10 @@ impl HoldCounts {
             Held::Unverified(_) => (&mut self.unverified, 2),
             Held::NotAnAnswer(_) => (&mut self.not_an_answer, 3),
             Held::MissingOutput(_) => (&mut self.missing_output, 1),
+            // One for the files its steps need, one for the write.
+            Held::ProcedureOutput(_) => (&mut self.procedure_output, 2),
+            Held::MoreThanTheValue(..) => (&mut self.more_than_the_value, 1),
+            Held::StepNotTaken(_) => (&mut self.step_not_taken, 1),
             Held::Unchanged(_) => (&mut self.unchanged, 1),
             Held::PlannedCalls(_) => (&mut self.planned, 1),
             Held::Unsupported(..) => (&mut self.unsupported, 1),
@@ -206,6 +239,10 @@ pub(crate) enum NotAnswer {
     EchoesTask,
     /// It only names a call ("tool_call").
     NamesACall,
+    /// It is a file's text as the read showed it, line numbers and all.
+    CopiesRead,
+    /// It writes this placeholder where a value goes (`<confirm_code>`).
+    Placeholder(String),
 }
 
 impl NotAnswer {
@@ -249,6 +286,13 @@ impl std::fmt::Display for NotAnswer {
             }
             NotAnswer::EchoesTask => f.write_str("it repeats the task instead of answering it"),
             NotAnswer::NamesACall => f.write_str("it names a call instead of making one or answering"),
+            NotAnswer::Placeholder(slot) => write!(
+                f,
+                "it writes `{slot}` where a value goes, and no result gave that value yet"
+            ),
+            NotAnswer::CopiesRead => f.write_str(
+                "it copies a file's text as the read showed it instead of giving what the task asks for",
+            ),
         }
     }
 }
@@ -415,11 +459,13 @@ pub(crate) fn mentions_tool(lower: &str, tool: &str) -> bool {
 /// Whether `lower` talks about using a tool rather than reporting what it found
 /// (also in the past: "I used the search function … it returned the line").
 fn narrates(lower: &str) -> bool {
-    static PHRASES: [&str; 22] = [
+    static PHRASES: [&str; 24] = [
         "i would call",
         "i would use",
         "i would need to",
         "i need to call",
+        "i need to use",
+        "we need to use",
         "i used the",
         "we used the",
         "i called the",

@@ -118,12 +118,63 @@ fn left_out_note(shown: &[String], content: &str, file: &str) -> String {
     )
 }
 
+/// The value an answer names that the task's output file holds among other text,
+/// when the task says that file holds just that (`write just that code into
+/// incident.txt`): the 1.5B model wrote the whole log line there and answered with the
+/// code. The one word of `answer` with a digit in it (`PG-4471`) that `content` holds,
+/// that the task does not, and that `content` is more than.
+pub(crate) fn more_than_the_value(
+    task: &str,
+    file: &str,
+    content: &str,
+    answer: &str,
+) -> Option<String> {
+    let sentence = crate::guards::sentence_naming(task, file)?.to_lowercase();
+    let just = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| word == "just" || word == "only");
+    if !just {
+        return None;
+    }
+    let mut values: Vec<&str> = answer
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|word| word.chars().count() >= 3 && word.chars().any(|c| c.is_ascii_digit()))
+        .filter(|word| content.contains(word) && !task.contains(word))
+        .collect();
+    values.dedup();
+    match values.as_slice() {
+        [value] if content.trim() != *value => Some(value.to_string()),
+        _ => None,
+    }
+}
+
+/// The note of an answer held while `file` (of `bytes` bytes) holds more than the
+/// `value` the answer names; `says` is the task's sentence that names the file.
+pub(crate) fn more_than_the_value_note(
+    file: &str,
+    value: &str,
+    says: &str,
+    bytes: usize,
+) -> String {
+    format!(
+        "Not done yet: `{file}` holds {bytes} bytes, more than the value, and the task says: \"{says}\" Your answer names `{value}`: if that is what the task asks for, write `{file}` again with just that (content `{value}`), then reply with a short final answer."
+    )
+}
+
 /// Longer quoted text is a passage, not a value.
 const MAX_VALUE_CHARS: usize = 80;
 
 /// The one value `reply` quotes (in `"…"`, `'…'` or `` `…` ``) that a result of
-/// `results` shows verbatim, other than `file`; `None` when it quotes none or several.
-pub(crate) fn quoted_result_value(reply: &str, results: &[&str], file: &str) -> Option<String> {
+/// `results` shows verbatim, other than `file` and the task's own words (`ERROR` in
+/// "the line with the level ERROR" is what was looked for, not what was found);
+/// `None` when it quotes none or several.
+pub(crate) fn quoted_result_value(
+    reply: &str,
+    results: &[&str],
+    file: &str,
+    task: &str,
+) -> Option<String> {
     let mut found: Vec<&str> = Vec::new();
     for quote in ['"', '`', '\''] {
         let parts: Vec<&str> = reply.split(quote).collect();
@@ -137,6 +188,7 @@ pub(crate) fn quoted_result_value(reply: &str, results: &[&str], file: &str) -> 
             let value = inside.trim();
             let fits = (2..=MAX_VALUE_CHARS).contains(&value.chars().count())
                 && value != file
+                && !task.contains(value)
                 && !value.contains('\n')
                 && results.iter().any(|r| r.contains(value));
             if fits && !found.contains(&value) {
@@ -154,6 +206,7 @@ pub(crate) fn quoted_result_value(reply: &str, results: &[&str], file: &str) -> 
 mod tests {
     use super::*;
 
+    const TASK: &str = "Exactly one line of server.log has the level ERROR. Write the gateway code from it (it looks like PG-0000) into incident.txt.";
     const RESULT: &str =
         "server.log:132: ERROR charge failed: gateway returned code PG-4471 (card_declined)";
 
@@ -161,7 +214,7 @@ mod tests {
     fn the_one_quoted_value_a_result_shows_is_found() {
         let reply = "In this case, the gateway error code is \"PG-4471\". Let's write it into `incident.txt`.";
         assert_eq!(
-            quoted_result_value(reply, &[RESULT], "incident.txt").as_deref(),
+            quoted_result_value(reply, &[RESULT], "incident.txt", TASK).as_deref(),
             Some("PG-4471")
         );
     }
@@ -169,13 +222,50 @@ mod tests {
     #[test]
     fn no_value_several_values_or_values_no_result_shows_give_nothing() {
         let none = "I will write the code into incident.txt.";
-        assert_eq!(quoted_result_value(none, &[RESULT], "incident.txt"), None);
-        let two = "Either `PG-4471` or `card_declined`.";
-        assert_eq!(quoted_result_value(two, &[RESULT], "incident.txt"), None);
-        let made_up = "The code is `PG-9999`.";
         assert_eq!(
-            quoted_result_value(made_up, &[RESULT], "incident.txt"),
+            quoted_result_value(none, &[RESULT], "incident.txt", TASK),
             None
         );
+        let two = "Either `PG-4471` or `card_declined`.";
+        assert_eq!(
+            quoted_result_value(two, &[RESULT], "incident.txt", TASK),
+            None
+        );
+        let made_up = "The code is `PG-9999`.";
+        assert_eq!(
+            quoted_result_value(made_up, &[RESULT], "incident.txt", TASK),
+            None
+        );
+        // The word the task looked for is no value found.
+        let looked_for = "I will read the line containing \"ERROR\".";
+        assert_eq!(
+            quoted_result_value(looked_for, &[RESULT], "incident.txt", TASK),
+            None
+        );
+    }
+
+    #[test]
+    fn a_file_that_holds_more_than_the_value_the_task_asks_just_for_is_found() {
+        let task = "Find that line, take the code from it (it looks like PG-0000), and write just that code into a new file named incident.txt. Then tell me the code.";
+        let line = "2024-06-14T03:00:40Z ERROR charge failed: gateway returned code PG-4471 (retryable), attempt 3/3\n";
+        let answer = "The ERROR code is PG-4471.";
+        assert_eq!(
+            more_than_the_value(task, "incident.txt", line, answer).as_deref(),
+            Some("PG-4471")
+        );
+        // Just the value: nothing to say.
+        assert_eq!(
+            more_than_the_value(task, "incident.txt", "PG-4471\n", answer),
+            None
+        );
+        // A task that does not say "just" may want the whole line.
+        let whole = "Find that line and write it into a new file named incident.txt.";
+        assert_eq!(
+            more_than_the_value(whole, "incident.txt", line, answer),
+            None
+        );
+        // Two values named: no judgement.
+        let two = "The code is PG-4471, attempt 3/3.";
+        assert_eq!(more_than_the_value(task, "incident.txt", line, two), None);
     }
 }

@@ -7,6 +7,7 @@ mod focused_edit;
 mod guards;
 mod lookups;
 mod picks;
+mod procedures;
 mod profiles;
 mod recovery;
 mod reveal;

@@ -1,0 +1,581 @@
+//! Steps the task hands over and picks the loop checks: the file a procedure creates
+//! is held for (first the files its steps need, then the write itself), a call for
+//! another item than the task's superlative picks is not run once, a file's text
+//! copied back as the answer is held once, and a call deferred long ago holds no
+//! answer.
+
+use std::sync::{Arc, Mutex};
+
+use rein_agent::{Profile, RunConfig};
+
+use rein_protocol::{FunctionSpec, ToolChoice, ToolSpec};
+use rein_test_support::ScriptedBackend;
+use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
+use serde_json::{json, Value};
+
+use super::{call, recoveries, run_task, run_with_tools, seen, tool_outputs};
+
+const PROCEDURE: &str = "# app\n\n## Release procedure\n\n1. Read the version from the file `VERSION`.\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n\nDo not change any other file.\n";
+const RELEASE_TASK: &str = "Read README.md and carry out its release procedure, step by step.";
+
+fn release_workspace(dir: &std::path::Path) {
+    std::fs::write(dir.join("README.md"), PROCEDURE).unwrap();
+    std::fs::write(dir.join("VERSION"), "4.7.2\n").unwrap();
+}
+
+#[test]
+fn a_procedure_s_file_is_held_for_the_files_its_steps_need_then_for_the_write() {
+    let dir = tempfile::tempdir().unwrap();
+    release_workspace(dir.path());
+    let replies = vec![
+        call("read_file", r#"{"path": "README.md"}"#),
+        "The procedure has two steps.".to_string(),
+        call("read_file", r#"{"path": "VERSION"}"#),
+        "To continue the release procedure, follow these steps:".to_string(),
+        call(
+            "write_file",
+            r#"{"path": "release/notes.txt", "content": "Release 4.7.2\n"}"#,
+        ),
+        "Created release/notes.txt for 4.7.2.".to_string(),
+    ];
+    let r = run_task(
+        dir.path(),
+        RELEASE_TASK,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Created release/notes.txt for 4.7.2.")
+    );
+    assert_eq!(
+        recoveries(&r.events),
+        vec!["missing_output", "missing_output"]
+    );
+    // First the file the steps need, with the call that reads it.
+    let first = seen(&r, 2);
+    assert!(
+        first.contains("its steps need `VERSION`, which no call has read")
+            && first.contains(r#""path":"VERSION""#),
+        "{first}"
+    );
+    // Then the write, decoded as one, with the step that says what goes in it.
+    let requests = &r.agent.backend().requests;
+    let second = seen(&r, 4);
+    assert!(
+        second.contains("Its step says:\n```\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n```"),
+        "{second}"
+    );
+    assert_eq!(
+        requests[4].request.choice,
+        ToolChoice::Named("write_file".into())
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("release/notes.txt")).unwrap(),
+        "Release 4.7.2\n"
+    );
+}
+
+#[test]
+fn a_procedure_only_summarized_is_not_held_for_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    release_workspace(dir.path());
+    let replies = vec![
+        call("read_file", r#"{"path": "README.md"}"#),
+        "It reads VERSION and writes release notes.".to_string(),
+    ];
+    let r = run_task(
+        dir.path(),
+        "Summarize the release procedure in README.md.",
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("It reads VERSION and writes release notes.")
+    );
+    assert!(recoveries(&r.events).is_empty(), "{:?}", r.events);
+}
+
+/// Flights to compare, and a booking that records what it booked.
+struct Flights;
+
+impl Tool for Flights {
+    fn name(&self) -> &str {
+        "search_flights"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "search_flights",
+            "Lists flights.",
+            json!({"origin": {"type": "string"}}),
+        )
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, _args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        ToolOutcome::success(
+            json!({"flights": [
+                {"flight_id": "UA-1187", "price": {"amount": 289}},
+                {"flight_id": "WN-2240", "price": {"amount": 214}},
+                {"flight_id": "DL-0931", "price": {"amount": 247}}
+            ]})
+            .to_string(),
+        )
+    }
+}
+
+struct Booking {
+    booked: Arc<Mutex<Vec<String>>>,
+}
+
+impl Tool for Booking {
+    fn name(&self) -> &str {
+        "book_flight"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "book_flight",
+            "Books a flight.",
+            json!({"flight_id": {"type": "string"}, "passenger_name": {"type": "string"}}),
+        )
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Write(Vec::new())
+    }
+
+    fn call(&self, args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        let id = args["flight_id"].as_str().unwrap_or_default().to_string();
+        self.booked.lock().unwrap().push(id);
+        ToolOutcome::success("status: confirmed\nconfirmation_code: XR2P9L".to_string())
+    }
+}
+
+fn spec(name: &str, description: &str, properties: Value) -> ToolSpec {
+    ToolSpec {
+        kind: "function".into(),
+        function: FunctionSpec {
+            name: name.into(),
+            description: Some(description.into()),
+            parameters: Some(json!({"type": "object", "properties": properties})),
+        },
+    }
+}
+
+#[test]
+fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let booked = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(Flights));
+    registry.add(Arc::new(Booking {
+        booked: Arc::clone(&booked),
+    }));
+    let task = "Search for flights from BOS, then book the cheapest of them for the passenger \"Ana Souza\". Tell me the flight id you booked.";
+    let book = |id: &str| {
+        call(
+            "book_flight",
+            &format!(r#"{{"flight_id": "{id}", "passenger_name": "Ana Souza"}}"#),
+        )
+    };
+    let backend = ScriptedBackend::new(
+        vec![
+            call("search_flights", r#"{"origin": "BOS"}"#),
+            book("DL-0931"),
+            book("WN-2240"),
+            "Booked WN-2240, confirmation XR2P9L.".into(),
+        ],
+        true,
+    );
+    let r = run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Booked WN-2240, confirmation XR2P9L.")
+    );
+    assert_eq!(*booked.lock().unwrap(), vec!["WN-2240".to_string()]);
+    let refused = tool_outputs(&r.events)[1];
+    assert!(
+        refused.starts_with("Not run: the task asks for the cheapest price.amount, and the list shows that is WN-2240 (214), not DL-0931.")
+            && refused.contains(r#""flight_id":"WN-2240""#),
+        "{refused}"
+    );
+
+    // Once a run: the same call again is made.
+    let booked = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(Flights));
+    registry.add(Arc::new(Booking {
+        booked: Arc::clone(&booked),
+    }));
+    let backend = ScriptedBackend::new(
+        vec![
+            call("search_flights", r#"{"origin": "BOS"}"#),
+            book("DL-0931"),
+            book("DL-0931"),
+            "Booked DL-0931.".into(),
+        ],
+        true,
+    );
+    let mut config = RunConfig::new(Profile::Full);
+    config.answer_guards = false;
+    run_with_tools(dir.path(), task, backend, &registry, config);
+    assert_eq!(*booked.lock().unwrap(), vec!["DL-0931".to_string()]);
+
+    // `naive` runs the call.
+    let booked = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(Flights));
+    registry.add(Arc::new(Booking {
+        booked: Arc::clone(&booked),
+    }));
+    let backend = ScriptedBackend::new(
+        vec![
+            call("search_flights", r#"{"origin": "BOS"}"#),
+            book("DL-0931"),
+            "Booked DL-0931.".into(),
+        ],
+        true,
+    );
+    run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Naive),
+    );
+    assert_eq!(*booked.lock().unwrap(), vec!["DL-0931".to_string()]);
+}
+
+#[test]
+fn a_file_copied_back_as_the_read_showed_it_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("limits.toml"),
+        "[limits]\nmax_connections = 250\ntimeout_s = 30\n",
+    )
+    .unwrap();
+    let task = "Read limits.toml and tell me the value of max_connections in it.";
+    let copy = "1| [limits]\n   2| max_connections = 250\n   3| timeout_s = 30";
+    let replies = vec![
+        call("read_file", r#"{"path": "limits.toml"}"#),
+        copy.to_string(),
+        "max_connections is 250.".to_string(),
+    ];
+    let r = run_task(
+        dir.path(),
+        task,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("max_connections is 250."));
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let note = seen(&r, 2);
+    assert!(note.contains("it copies a file's text"), "{note}");
+    // The retry may answer: it is not forced into a call.
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        ToolChoice::Auto
+    );
+}
+
+#[test]
+fn a_call_deferred_two_steps_of_other_calls_ago_holds_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("a.txt", "pears\n"),
+        ("b.txt", "apples\n"),
+        ("c.txt", "plums\n"),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let task = "Read a.txt, b.txt and c.txt and tell me which fruit is in b.txt.";
+    let read = |path: &str| call("read_file", &format!(r#"{{"path": "{path}"}}"#));
+    // The listing waits for the first read's result (planned), and is never made.
+    let sprayed = [read("a.txt"), call("list_dir", r#"{"path": "."}"#)].join("\n");
+    let answer = "b.txt holds apples.".to_string();
+    let passed_by = vec![
+        sprayed.clone(),
+        read("b.txt"),
+        read("c.txt"),
+        answer.clone(),
+    ];
+    let r = run_task(
+        dir.path(),
+        task,
+        passed_by,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some(answer.as_str()),
+        "{:?}",
+        r.events
+    );
+    assert!(
+        !recoveries(&r.events).contains(&"not_an_answer".to_string()),
+        "{:?}",
+        r.events
+    );
+    // One step later, the plan still holds the answer once.
+    let fresh = vec![sprayed, read("b.txt"), answer.clone(), answer.clone()];
+    let r = run_task(dir.path(), task, fresh, true, RunConfig::new(Profile::Full));
+    assert!(
+        r.events.iter().any(|e| matches!(
+            e,
+            rein_protocol::RunEvent::Recovery { detail, .. } if detail.starts_with("planned_calls")
+        )),
+        "{:?}",
+        r.events
+    );
+}
+
+#[test]
+fn an_output_file_with_more_than_the_value_the_task_asks_just_for_is_written_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let line =
+        "2024-06-14T03:00:40Z ERROR charge failed: gateway returned code PG-4471 (retryable)";
+    std::fs::write(
+        dir.path().join("server.log"),
+        format!("INFO start\n{line}\n"),
+    )
+    .unwrap();
+    let task = "server.log has one line with the level ERROR. Take the gateway code from it (it looks like PG-0000), and write just that code into a new file named incident.txt. Then tell me the code.";
+    let replies = vec![
+        call("search", r#"{"pattern": "ERROR", "path": "server.log"}"#),
+        call(
+            "write_file",
+            &format!(r#"{{"path": "incident.txt", "content": "{line}"}}"#),
+        ),
+        "The gateway code is PG-4471.".to_string(),
+        call(
+            "write_file",
+            r#"{"path": "incident.txt", "content": "PG-4471"}"#,
+        ),
+        "The gateway code is PG-4471.".to_string(),
+    ];
+    let r = run_task(
+        dir.path(),
+        task,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The gateway code is PG-4471.")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("incident.txt")).unwrap(),
+        "PG-4471"
+    );
+    let note = seen(&r, 3);
+    assert!(
+        note.contains("write `incident.txt` again with just that (content `PG-4471`)"),
+        "{note}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[3].request.choice,
+        ToolChoice::Named("write_file".into())
+    );
+}
+
+/// A repository lookup, and a branch lookup that knows only `trunk`.
+struct Repo;
+
+impl Tool for Repo {
+    fn name(&self) -> &str {
+        "get_repository"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "get_repository",
+            "Gets a repository.",
+            json!({"repo": {"type": "string"}}),
+        )
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, _args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        ToolOutcome::success(
+            json!({"full_name": "acme/ledger", "default_branch": "trunk"}).to_string(),
+        )
+    }
+}
+
+struct Branch;
+
+impl Tool for Branch {
+    fn name(&self) -> &str {
+        "get_branch"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "get_branch",
+            "Gets a branch.",
+            json!({"repo": {"type": "string"}, "branch": {"type": "string"}}),
+        )
+    }
+
+    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
+        Access::Read(Vec::new())
+    }
+
+    fn call(&self, args: &Value, _workspace: &Workspace) -> ToolOutcome {
+        match args["branch"].as_str() {
+            Some("trunk") => ToolOutcome::success("name: trunk\ncommit.sha: 9f3c2e1".to_string()),
+            _ => ToolOutcome::success("error: branch not found".to_string()),
+        }
+    }
+}
+
+#[test]
+fn a_value_not_found_is_followed_by_the_call_with_the_one_an_earlier_result_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(Repo));
+    registry.add(Arc::new(Branch));
+    let task = "For the repository acme/ledger, get the repository to find its default branch (do not assume it is \"main\"), then get that branch and tell me its latest commit sha.";
+    let backend = ScriptedBackend::new(
+        vec![
+            call("get_repository", r#"{"repo": "acme/ledger"}"#),
+            call("get_branch", r#"{"repo": "acme/ledger", "branch": "main"}"#),
+            call(
+                "get_branch",
+                r#"{"repo": "acme/ledger", "branch": "trunk"}"#,
+            ),
+            "The latest commit is 9f3c2e1.".into(),
+        ],
+        true,
+    );
+    let r = run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The latest commit is 9f3c2e1.")
+    );
+    let next = seen(&r, 2);
+    assert!(
+        next.contains("`main` was not found; an earlier result gave `default_branch: trunk`. The same call with it:")
+            && next.contains(r#""branch":"trunk""#),
+        "{next}"
+    );
+}
+
+#[test]
+fn calls_of_one_tool_over_several_items_make_no_pick_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let booked = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(Flights));
+    registry.add(Arc::new(Booking {
+        booked: Arc::clone(&booked),
+    }));
+    let task = "Search for flights from BOS, then hold a seat on each for \"Ana Souza\" and tell me which is the cheapest.";
+    let book = |id: &str| {
+        call(
+            "book_flight",
+            &format!(r#"{{"flight_id": "{id}", "passenger_name": "Ana Souza"}}"#),
+        )
+    };
+    let sweep = [book("UA-1187"), book("DL-0931"), book("WN-2240")].join("\n");
+    let backend = ScriptedBackend::new(
+        vec![
+            call("search_flights", r#"{"origin": "BOS"}"#),
+            sweep,
+            "WN-2240 is the cheapest.".into(),
+        ],
+        true,
+    );
+    run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    let mut ran = booked.lock().unwrap().clone();
+    ran.sort();
+    assert_eq!(ran, vec!["DL-0931", "UA-1187", "WN-2240"]);
+}
+
+#[test]
+fn an_answer_before_a_numbered_step_s_tool_ran_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(Repo));
+    registry.add(Arc::new(Branch));
+    let task = "For the repository acme/ledger:\n1. Get the repository to find its default branch.\n2. Get that branch to find the sha of its latest commit.\nThen tell me the sha.";
+    let replies = |answer: &str| {
+        vec![
+            call("get_repository", r#"{"repo": "acme/ledger"}"#),
+            "The default branch is trunk.".to_string(),
+            call(
+                "get_branch",
+                r#"{"repo": "acme/ledger", "branch": "trunk"}"#,
+            ),
+            answer.to_string(),
+        ]
+    };
+    let r = run_with_tools(
+        dir.path(),
+        task,
+        ScriptedBackend::new(replies("The sha is 9f3c2e1."), true),
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The sha is 9f3c2e1."));
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("step 2 of the task, \"Get that branch to find the sha of its latest commit.\", has not been taken: no call of `get_branch` has run"),
+        "{note}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        ToolChoice::Required
+    );
+    // Held once: an answer before the step, twice, is the answer.
+    let r = run_with_tools(
+        dir.path(),
+        task,
+        ScriptedBackend::new(
+            vec![
+                call("get_repository", r#"{"repo": "acme/ledger"}"#),
+                "The default branch is trunk.".to_string(),
+                "The default branch is trunk.".to_string(),
+            ],
+            true,
+        ),
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The default branch is trunk.")
+    );
+}
