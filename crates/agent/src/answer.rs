@@ -193,8 +193,9 @@ impl<B: Backend> Agent<B> {
                     // The planned call may turn out not to be needed: an answer
                     // stays possible.
                     Held::PlannedCalls(_) => (FailureClass::NotAnAnswer, RetryMode::Same),
-                    // A file's text copied back: the value it holds may be the answer.
-                    Held::NotAnAnswer(NotAnswer::CopiesRead) => {
+                    // A file's text copied back, or a placeholder: the value a result
+                    // holds may be the answer, or a call may find it.
+                    Held::NotAnAnswer(NotAnswer::CopiesRead | NotAnswer::Placeholder(_)) => {
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
                     // A call written as plain text (an answer-only turn): asked again.
@@ -447,7 +448,11 @@ impl<B: Backend> Agent<B> {
                     *why != NotAnswer::ExplainsSteps
                         || !(text.trim().contains(' ') && echoes_a_result(run, text.trim()))
                 })
-                .or_else(|| crate::empty_answer::empty_answer(text, run.task()));
+                .or_else(|| crate::empty_answer::empty_answer(text, run.task()))
+                .or_else(|| {
+                    crate::empty_answer::placeholder(text, run.task(), &run.results())
+                        .map(NotAnswer::Placeholder)
+                });
             if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
                 let held = Held::NotAnAnswer(call_shaped);
                 if run.holds.has_room(&held) {

@@ -62,6 +62,9 @@ impl<B: Backend> Agent<B> {
                         })
                     })
                     .map(CallOutcome::failed);
+                if refused.is_some() {
+                    return refused;
+                }
                 // A call for another item than the task's superlative picks, once a
                 // run: it may be a side effect that cannot be undone (a booking).
                 // Several calls of one tool in a reply go over the items (the status

@@ -58,37 +58,33 @@ pub(crate) fn empty_answer(answer: &str, task: &str) -> Option<NotAnswer> {
     if copied {
         return Some(NotAnswer::EchoesTask);
     }
-    if let Some(slot) = placeholder(answer).filter(|slot| !task.contains(slot.as_str())) {
-        return Some(NotAnswer::Placeholder(slot));
-    }
     (copies_a_read(answer) && wants_a_reply(task) && !asks_for_text(task))
         .then_some(NotAnswer::CopiesRead)
 }
 
-/// Words that, alone in angle brackets, stand for a value.
-const SLOT_WORDS: [&str; 10] = [
-    "value", "id", "code", "name", "version", "handle", "date", "number", "answer", "result",
-];
-
-/// The first placeholder of `answer` where a value goes (`<confirm_code>`, `<version>`):
-/// a lowercase word in angle brackets with `_` inside, or one of [`SLOT_WORDS`]. The
-/// 1.5B model answered "the confirmation code is <confirm_code>" without the booking
-/// that gives it.
-fn placeholder(answer: &str) -> Option<String> {
-    answer.match_indices('<').find_map(|(at, _)| {
-        let rest = &answer[at + 1..];
+/// The first placeholder of `answer` where a value goes (`<confirm_code>`): a
+/// lowercase word with `_` inside, in angle brackets, outside backticks, not after a
+/// `/` (`/users/<user_id>`), not an element (`<foo_bar>…</foo_bar>`), and written by
+/// neither the task nor any of `results`. The 1.5B model answered "the confirmation
+/// code is <confirm_code>" without the booking that gives it.
+pub(crate) fn placeholder(answer: &str, task: &str, results: &[&str]) -> Option<String> {
+    let outside_code: String = answer.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    outside_code.match_indices('<').find_map(|(at, _)| {
+        let rest = &outside_code[at + 1..];
         let inner = &rest[..rest.find('>')?];
-        let word = (2..=30).contains(&inner.len())
+        let word = (3..=30).contains(&inner.len())
+            && inner.contains('_')
             && inner.starts_with(|c: char| c.is_ascii_lowercase())
             && inner
                 .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        let slot = word
-            && ((inner.contains('_')
-                && !inner.starts_with("tool")
-                && !inner.starts_with("function"))
-                || SLOT_WORDS.contains(&inner));
-        slot.then(|| format!("<{inner}>"))
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !inner.starts_with("tool")
+            && !inner.starts_with("function");
+        let slot = format!("<{inner}>");
+        let after_slash = outside_code[..at].ends_with('/');
+        let element = outside_code.contains(&format!("</{inner}>"));
+        let quoted = task.contains(&slot) || results.iter().any(|r| r.contains(&slot));
+        (word && !after_slash && !element && !quoted).then_some(slot)
     })
 }
 
@@ -218,26 +214,27 @@ mod tests {
     fn a_placeholder_where_a_value_goes_is_no_answer() {
         let task = "Book the cheapest flight and tell me the confirmation code.";
         assert_eq!(
-            empty_answer(
+            placeholder(
                 "The flight is WN-2240, and the code is <confirm_code>.",
-                task
+                task,
+                &[]
             ),
-            Some(NotAnswer::Placeholder("<confirm_code>".into()))
+            Some("<confirm_code>".into())
         );
-        assert_eq!(
-            empty_answer("Release <version> is out.", task),
-            Some(NotAnswer::Placeholder("<version>".into()))
-        );
-        // Tags and comparisons are no placeholders; one the task writes is its own.
+        // Tags, routes, code, comparisons and slots a result or the task writes are not.
         for answer in [
             "Wrap it in <tool_call> tags.",
-            "x <b> y",
+            "The <version> of junit in pom.xml is 4.13.2.",
+            "`DELETE /users/<user_id>` deletes a user.",
+            "DELETE /users/<user_id> deletes a user.",
+            "Run `pytest -k <test_name>`.",
+            "It holds <max_conn>250</max_conn>.",
             "3 < 4 and 5 > 2",
-            "Use <br> tags.",
         ] {
-            assert_eq!(empty_answer(answer, task), None, "{answer}");
+            assert_eq!(placeholder(answer, task, &[]), None, "{answer}");
         }
-        let templated = "Write `Release <version>` into notes.txt.";
-        assert_eq!(empty_answer("It says Release <version>.", templated), None);
+        let answer = "notes.txt follows `Release <version>`; the key is <api_key>.";
+        assert_eq!(placeholder(answer, task, &["API key: <api_key>"]), None);
+        assert_eq!(placeholder(answer, "Set <api_key> in .env.", &[]), None);
     }
 }

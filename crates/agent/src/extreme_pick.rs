@@ -167,7 +167,7 @@ pub(crate) fn wrong_pick_in_call(
     arguments: &serde_json::Value,
 ) -> Option<(WrongPick, Option<serde_json::Value>)> {
     let pick = wrong_pick(task, results, &arguments.to_string())?;
-    let single = !pick.expected.contains(", ");
+    let single = !pick.expected.contains(", ") && !qualified(task, &pick, results);
     let mut fixed = arguments.clone();
     let mut replaced = false;
     if let (true, Some(object)) = (single, fixed.as_object_mut()) {
@@ -181,6 +181,36 @@ pub(crate) fn wrong_pick_in_call(
     Some((pick, replaced.then_some(fixed)))
 }
 
+/// Whether the task's superlative is qualified by a word the list does not compare
+/// ("the cheapest nonstop flight"): the word after it is not `of`, `one`, the compared
+/// field or the list's own name (`flights:` for "cheapest flight").
+fn qualified(task: &str, pick: &WrongPick, results: &[&str]) -> bool {
+    let lower = task.to_lowercase();
+    let Some(at) = lower.find(&pick.word) else {
+        return true;
+    };
+    let Some(next) = lower[at + pick.word.len()..]
+        .split_whitespace()
+        .next()
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_')))
+    else {
+        return true;
+    };
+    let field = pick.field.to_lowercase();
+    let lists: Vec<String> = results
+        .iter()
+        .flat_map(|r| r.lines())
+        .filter_map(|line| line.trim().strip_suffix(':'))
+        .map(str::to_lowercase)
+        .collect();
+    let plain = matches!(next, "of" | "one" | "ones" | "")
+        || field.split('.').any(|segment| segment == next)
+        || lists
+            .iter()
+            .any(|list| list == next || list.strip_suffix('s') == Some(next));
+    !plain
+}
+
 /// The result of a call not run for a wrong pick: the list's line, and the call for
 /// the picked item when there is one (`fixed_call`, written in the model's syntax).
 pub(crate) fn wrong_pick_call_note(pick: &WrongPick, fixed_call: Option<String>) -> String {
@@ -188,9 +218,20 @@ pub(crate) fn wrong_pick_call_note(pick: &WrongPick, fixed_call: Option<String>)
         "Not run: the task asks for the {} {}, and the list shows that is {} ({}), not {}.",
         pick.word, pick.field, pick.expected, pick.value, pick.named
     );
+    let unless = format!(
+        " If the task's pick depends on more than {} (a word of the task the list does not compare), your call may be right: make it again.",
+        pick.field
+    );
     match fixed_call {
-        Some(call) => format!("{first} For {}, the call is:\n{call}", pick.expected),
-        None => format!("{first} Make the call for {} instead.", pick.expected),
+        Some(call) => format!(
+            "{first} For {}, the call is:\n{call}\n{}",
+            pick.expected,
+            unless.trim_start()
+        ),
+        None => format!(
+            "{first} If {} is the pick, make the call for it.{unless}",
+            pick.expected
+        ),
     }
 }
 
@@ -246,7 +287,15 @@ mod tests {
             fixed,
             Some(serde_json::json!({"flight_id": "WN-2240", "passenger_name": "Ana Souza"}))
         );
-        assert!(wrong_pick_call_note(&pick, Some("CALL".into())).ends_with("the call is:\nCALL"));
+        assert!(wrong_pick_call_note(&pick, Some("CALL".into())).contains("the call is:\nCALL\n"));
+        // A pick the list does not decide alone gets no ready call.
+        let nonstop =
+            "Search for flights from BOS, then book the cheapest nonstop flight for Ana Souza.";
+        let (_, fixed) = wrong_pick_in_call(nonstop, &[flights], &call).unwrap();
+        assert_eq!(fixed, None);
+        let named = "Search for flights from BOS, then book the cheapest flight for Ana Souza.";
+        let (_, fixed) = wrong_pick_in_call(named, &[flights], &call).unwrap();
+        assert!(fixed.is_some());
         let right = serde_json::json!({"flight_id": "WN-2240", "passenger_name": "Ana Souza"});
         assert_eq!(wrong_pick_in_call(task, &[flights], &right), None);
         let unrelated = serde_json::json!({"origin": "BOS"});

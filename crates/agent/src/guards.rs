@@ -148,7 +148,9 @@ pub(crate) struct HoldCounts {
     pub not_an_answer: u32,
     /// Missing-output holds.
     pub missing_output: u32,
-    /// Procedure-output holds.
+    /// Procedure-output holds for the files its steps need.
+    pub procedure_reads: u32,
+    /// Procedure-output holds for the write.
     pub procedure_output: u32,
     /// More-than-the-value holds.
     pub more_than_the_value: u32,
@@ -188,8 +190,11 @@ impl HoldCounts {
             Held::Unverified(_) => (&mut self.unverified, 2),
             Held::NotAnAnswer(_) => (&mut self.not_an_answer, 3),
             Held::MissingOutput(_) => (&mut self.missing_output, 1),
-            // One for the files its steps need, one for the write.
-            Held::ProcedureOutput(_) => (&mut self.procedure_output, 2),
+            // Once for the files its steps need, once for the write.
+            Held::ProcedureOutput(output) if !output.unread.is_empty() => {
+                (&mut self.procedure_reads, 1)
+            }
+            Held::ProcedureOutput(_) => (&mut self.procedure_output, 1),
             Held::MoreThanTheValue(..) => (&mut self.more_than_the_value, 1),
             Held::StepNotTaken(_) => (&mut self.step_not_taken, 1),
             Held::Unchanged(_) => (&mut self.unchanged, 1),

@@ -12,13 +12,7 @@ use crate::validate::ReadyCall;
 /// Results longer than this are not a bare "not found".
 const MAX_NOT_FOUND_CHARS: usize = 200;
 /// Words that say a value was not found.
-const NOT_FOUND: [&str; 5] = [
-    "not found",
-    "no such",
-    "does not exist",
-    "doesn't exist",
-    "unknown",
-];
+const NOT_FOUND: [&str; 4] = ["not found", "no such", "does not exist", "doesn't exist"];
 
 /// The note to add to `result` of `call` when it says the value was not found and
 /// exactly one earlier result (of `earlier`) gives one other value under a key that
@@ -43,7 +37,14 @@ pub(crate) fn not_found_note(
         };
         for (key, other) in earlier.iter().flat_map(|r| key_values(r)) {
             let last = key.rsplit('.').next().unwrap_or(key);
-            let named = last == name || last.ends_with(&format!("_{name}"));
+            // A short name (`id`, `sha`) only under a key whose other part is a
+            // part of the tool's name (`order_id` for `get_order`).
+            let named = last == name
+                || last
+                    .strip_suffix(&format!("_{name}"))
+                    .is_some_and(|prefix| {
+                        name.len() > 3 || call.name.split('_').any(|part| part == prefix)
+                    });
             if !named || other == value {
                 continue;
             }
@@ -121,6 +122,22 @@ mod tests {
         let other = call(json!({"sha": "abc123"}));
         assert_eq!(
             not_found_note(&other, "error: not found", &[REPOSITORY], write),
+            None
+        );
+        // A short name under an unrelated key: `user_id` is no order's id.
+        let order = ReadyCall {
+            id: "call_2".into(),
+            name: "get_order".into(),
+            arguments: json!({"id": "ORD-9"}),
+        };
+        assert_eq!(
+            not_found_note(&order, "order not found", &["user_id: 42"], write),
+            None
+        );
+        assert!(not_found_note(&order, "order not found", &["order_id: ORD-7"], write).is_some());
+        // "unknown" is a state, not a miss.
+        assert_eq!(
+            not_found_note(&branch, "state: unknown", &[REPOSITORY], write),
             None
         );
         let two = "default_branch: trunk\nrelease_branch: stable";

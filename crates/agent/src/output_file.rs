@@ -118,6 +118,11 @@ fn left_out_note(shown: &[String], content: &str, file: &str) -> String {
     )
 }
 
+/// Nouns that name one value ("just that code").
+const VALUE_NOUNS: [&str; 9] = [
+    "code", "value", "number", "id", "version", "key", "token", "hash", "sha",
+];
+
 /// The value an answer names that the task's output file holds among other text,
 /// when the task says that file holds just that (`write just that code into
 /// incident.txt`): the 1.5B model wrote the whole log line there and answered with the
@@ -130,17 +135,24 @@ pub(crate) fn more_than_the_value(
     answer: &str,
 ) -> Option<String> {
     let sentence = crate::guards::sentence_naming(task, file)?.to_lowercase();
-    let just = sentence
+    let words: Vec<&str> = sentence
         .split(|c: char| !c.is_alphanumeric())
-        .any(|word| word == "just" || word == "only");
-    if !just {
+        .filter(|word| !word.is_empty())
+        .collect();
+    // "just that code", "only the id": the value alone, not "only the ERROR lines".
+    let just = words.windows(3).any(|w| {
+        matches!(w[0], "just" | "only")
+            && matches!(w[1], "that" | "the" | "this")
+            && VALUE_NOUNS.contains(&w[2])
+    });
+    if !just || sentence.contains('<') {
         return None;
     }
     let mut values: Vec<&str> = answer
         .split_whitespace()
         .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|word| word.chars().count() >= 3 && word.chars().any(|c| c.is_ascii_digit()))
-        .filter(|word| content.contains(word) && !task.contains(word))
+        .filter(|word| content.contains(word) && !holds_word(task, word))
         .collect();
     values.dedup();
     match values.as_slice() {
@@ -160,6 +172,16 @@ pub(crate) fn more_than_the_value_note(
     format!(
         "Not done yet: `{file}` holds {bytes} bytes, more than the value, and the task says: \"{says}\" Your answer names `{value}`: if that is what the task asks for, write `{file}` again with just that (content `{value}`), then reply with a short final answer."
     )
+}
+
+/// Whether `text` holds `value` with no letter or digit right before or after it
+/// (`80` is not in "port 8080").
+fn holds_word(text: &str, value: &str) -> bool {
+    text.match_indices(value).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + value.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
 }
 
 /// Longer quoted text is a passage, not a value.
@@ -188,7 +210,7 @@ pub(crate) fn quoted_result_value(
             let value = inside.trim();
             let fits = (2..=MAX_VALUE_CHARS).contains(&value.chars().count())
                 && value != file
-                && !task.contains(value)
+                && !holds_word(task, value)
                 && !value.contains('\n')
                 && results.iter().any(|r| r.contains(value));
             if fits && !found.contains(&value) {
@@ -256,6 +278,17 @@ mod tests {
         // Just the value: nothing to say.
         assert_eq!(
             more_than_the_value(task, "incident.txt", "PG-4471\n", answer),
+            None
+        );
+        // "only the lines", or a template, is no single value.
+        let lines = "Write only the ERROR lines of server.log into incident.txt.";
+        assert_eq!(
+            more_than_the_value(lines, "incident.txt", line, answer),
+            None
+        );
+        let template = "Write a file incident.txt that holds just the code as `Code: <code>`.";
+        assert_eq!(
+            more_than_the_value(template, "incident.txt", line, answer),
             None
         );
         // A task that does not say "just" may want the whole line.

@@ -5,7 +5,7 @@
 //! write itself, with the step that says what goes in it.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
 use rein_tools::Workspace;
@@ -56,23 +56,51 @@ pub(crate) fn missing_procedure_output(
         .find_map(|named| procedure_output(&named.path, workspace, &memory.seen_files))
 }
 
+/// Extensions of files that hold prose a procedure may be written in (a name without
+/// one, `README`, counts too); a source file's comments are no procedure.
+const PROSE_EXTENSIONS: [&str; 7] = ["md", "markdown", "txt", "rst", "adoc", "org", "text"];
+
+/// Verbs that open a step that makes a file.
+const MAKING_VERBS: [&str; 6] = ["create", "write", "save", "generate", "produce", "make"];
+
 /// The output `source` asks for, when `seen` holds it and that output is missing.
 fn procedure_output(
     source: &str,
     workspace: &Workspace,
     seen: &HashSet<PathBuf>,
 ) -> Option<ProcedureOutput> {
+    let prose = Path::new(source)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_none_or(|e| PROSE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
     let resolved = workspace.resolve(source).ok()?;
-    if !seen.contains(&resolved) || std::fs::metadata(&resolved).ok()?.len() > MAX_PROCEDURE_BYTES {
+    if !prose
+        || !seen.contains(&resolved)
+        || std::fs::metadata(&resolved).ok()?.len() > MAX_PROCEDURE_BYTES
+    {
         return None;
     }
     let text = std::fs::read_to_string(&resolved).ok()?;
-    let file = crate::guards::output_file(&text)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let steps: Vec<usize> = (0..lines.len())
+        .filter(|&at| step_text(lines[at]).is_some())
+        .collect();
+    // The first step that opens with a verb that makes a file, and the file it names.
+    let (at, file) = steps.iter().find_map(|&at| {
+        let step = step_text(lines[at])?;
+        let verb = step.split_whitespace().next()?.to_lowercase();
+        if !MAKING_VERBS.contains(&verb.as_str()) {
+            return None;
+        }
+        Some((at, crate::guards::output_file(step)?))
+    })?;
     if !crate::guards::missing_output(workspace.root(), &file) {
         return None;
     }
-    let step = step_naming(&text, &file)?;
-    let unread = named_files(&text, workspace)
+    let step = with_continuation(&lines, at);
+    // The files the steps name (not the rest of the file: a README names many).
+    let step_lines: Vec<&str> = steps.iter().map(|&at| lines[at]).collect();
+    let unread = named_files(&step_lines.join("\n"), workspace)
         .into_iter()
         .filter(|named| *named != file)
         .filter(|named| {
@@ -87,6 +115,21 @@ fn procedure_output(
         step,
         unread,
     })
+}
+
+/// The text of a list item (`3. Create …`, `2) …`, `- Create …`, `* …`) after its
+/// marker; `None` for any other line.
+fn step_text(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    if let Some(rest) = line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")) {
+        return Some(rest.trim());
+    }
+    let digits = line.find(|c: char| !c.is_ascii_digit())?;
+    if digits == 0 {
+        return None;
+    }
+    let rest = line[digits..].strip_prefix(['.', ')'])?;
+    rest.starts_with(' ').then(|| rest.trim())
 }
 
 /// The files of `workspace` that `text` names, in its order, each once: in backticks
@@ -113,11 +156,9 @@ fn named_files(text: &str, workspace: &Workspace) -> Vec<String> {
     files
 }
 
-/// The line of `text` that names `file`, with the lines after it that continue it
-/// (indented deeper, or items of a list under it).
-fn step_naming(text: &str, file: &str) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let at = lines.iter().position(|line| line.contains(file))?;
+/// Line `at` of `lines`, with the lines after it that continue it (indented deeper,
+/// or items of a list under it).
+fn with_continuation(lines: &[&str], at: usize) -> String {
     let indent = |line: &str| line.len() - line.trim_start().len();
     let opening = indent(lines[at]);
     let mut step = vec![lines[at].trim_end()];
@@ -130,7 +171,7 @@ fn step_naming(text: &str, file: &str) -> Option<String> {
         }
         step.push(line.trim_end());
     }
-    Some(step.join("\n"))
+    step.join("\n")
 }
 
 /// The note of an answer held while `output` is missing: the files to look at first
@@ -183,11 +224,38 @@ mod tests {
 
     #[test]
     fn the_step_is_its_line_and_the_lines_that_continue_it() {
+        let lines: Vec<&str> = README.lines().collect();
+        let at = lines
+            .iter()
+            .position(|line| line.contains("release/notes.txt"))
+            .expect("the step");
         assert_eq!(
-            step_naming(README, "release/notes.txt").as_deref(),
-            Some("3. Create the file `release/notes.txt` with exactly two lines:\n   - line 1: `Release <version>`\n   - line 2: `Approved-by: <handle>`")
+            with_continuation(&lines, at),
+            "3. Create the file `release/notes.txt` with exactly two lines:\n   - line 1: `Release <version>`\n   - line 2: `Approved-by: <handle>`"
         );
-        assert_eq!(step_naming(README, "absent.txt"), None);
+        assert_eq!(step_text("3. Create it"), Some("Create it"));
+        assert_eq!(step_text("- Create it"), Some("Create it"));
+        assert_eq!(step_text("2024 was a year"), None);
+        assert_eq!(step_text("Create it"), None);
+    }
+
+    #[test]
+    fn only_a_step_that_makes_a_file_names_the_output_and_only_steps_name_inputs() {
+        let readme = "# app\n\nThe server writes logs to `server.log`; see `CONTRIBUTING.md`.\n\n## Release\n\n1. Read the version from `VERSION`.\n2. Create the file `release/notes.txt` holding `Release <version>`.\n";
+        let (_dir, workspace) = workspace_with(&[
+            ("README.md", readme),
+            ("VERSION", "1.0.0\n"),
+            ("CONTRIBUTING.md", "Be kind.\n"),
+            ("notes.py", "# writes the report to report.csv\n"),
+        ]);
+        let mut seen = HashSet::new();
+        seen.insert(workspace.resolve("README.md").expect("resolves"));
+        seen.insert(workspace.resolve("notes.py").expect("resolves"));
+        let output = procedure_output("README.md", &workspace, &seen).expect("output");
+        assert_eq!(output.file, "release/notes.txt");
+        assert_eq!(output.unread, vec!["VERSION".to_string()]);
+        // A source file's comments are no procedure.
+        assert_eq!(procedure_output("notes.py", &workspace, &seen), None);
     }
 
     fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {

@@ -6,6 +6,10 @@
 
 use crate::execute::Memory;
 
+/// The built-in tools a step's words may spell; another built-in may take such a
+/// step (a read by `search`, an edit by `write_file`), so they are not judged.
+const BUILT_IN: [&str; 4] = ["read_file", "write_file", "edit_file", "list_dir"];
+
 /// A step of the task that no successful call has taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct UntakenStep {
@@ -17,12 +21,15 @@ pub(crate) struct UntakenStep {
     pub tool: String,
 }
 
-/// The first numbered step of `task` whose one tool among `tools` has not run with
-/// success (a step no single tool spells is skipped).
+/// The first numbered step of `task` whose one tool among `tools` (not a built-in)
+/// has not run with success (a step no single tool spells is skipped).
 pub(crate) fn untaken_step(task: &str, tools: &[String], memory: &Memory) -> Option<UntakenStep> {
     for (number, text) in numbered_steps(task) {
         let words = words(text);
-        let spelled: Vec<&String> = tools.iter().filter(|tool| spells(tool, &words)).collect();
+        let spelled: Vec<&String> = tools
+            .iter()
+            .filter(|tool| !BUILT_IN.contains(&tool.as_str()) && spells(tool, &words))
+            .collect();
         let [tool] = spelled.as_slice() else {
             continue;
         };
@@ -129,6 +136,10 @@ mod tests {
             untaken_step("Get the CI status.", &tools(), &ran(&[])),
             None
         );
+        // A built-in's step may be taken by another built-in.
+        let read = "1. Read the file app.py.\n2. Edit the file to fix the bug.";
+        let builtins = ["read_file".to_string(), "edit_file".to_string()];
+        assert_eq!(untaken_step(read, &builtins, &ran(&[])), None);
         let vague = "1. Look around.\n2. Tell me what you see.";
         assert_eq!(untaken_step(vague, &tools(), &ran(&[])), None);
         // A plural spells its singular: "List that user's orders" — `list_orders`.

@@ -261,7 +261,7 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
 }
 
 #[test]
-fn a_file_copied_back_as_the_read_showed_it_is_held_once() {
+fn a_file_copied_back_as_the_read_showed_it_is_held() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("limits.toml"),
@@ -577,5 +577,75 @@ fn an_answer_before_a_numbered_step_s_tool_ran_is_held_once() {
     assert_eq!(
         r.result.answer.as_deref(),
         Some("The default branch is trunk.")
+    );
+}
+
+#[test]
+fn an_answer_with_a_placeholder_where_the_value_goes_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("code.txt"), "gateway code PG-4471\n").unwrap();
+    let task = "Read code.txt and tell me the gateway code.";
+    let replies = vec![
+        call("read_file", r#"{"path": "code.txt"}"#),
+        "The gateway code is <gateway_code>.".to_string(),
+        "The gateway code is PG-4471.".to_string(),
+    ];
+    let r = run_task(
+        dir.path(),
+        task,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The gateway code is PG-4471.")
+    );
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    let note = seen(&r, 2);
+    assert!(
+        note.contains("it writes `<gateway_code>` where a value goes"),
+        "{note}"
+    );
+    assert_eq!(
+        r.agent.backend().requests[2].request.choice,
+        ToolChoice::Auto
+    );
+}
+
+#[test]
+fn a_procedure_whose_readme_names_other_files_still_gets_its_write_held_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let readme = "# app\n\nSee `CONTRIBUTING.md` and `LICENSE` first.\n\n## Release\n\n1. Read the version from the file `VERSION`.\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n";
+    std::fs::write(dir.path().join("README.md"), readme).unwrap();
+    std::fs::write(dir.path().join("VERSION"), "4.7.2\n").unwrap();
+    std::fs::write(dir.path().join("CONTRIBUTING.md"), "Be kind.\n").unwrap();
+    std::fs::write(dir.path().join("LICENSE"), "MIT\n").unwrap();
+    let replies = vec![
+        call("read_file", r#"{"path": "README.md"}"#),
+        call("read_file", r#"{"path": "VERSION"}"#),
+        "To continue the release procedure, follow these steps:".to_string(),
+        call(
+            "write_file",
+            r#"{"path": "release/notes.txt", "content": "Release 4.7.2\n"}"#,
+        ),
+        "Created release/notes.txt.".to_string(),
+    ];
+    let r = run_task(
+        dir.path(),
+        RELEASE_TASK,
+        replies,
+        true,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Created release/notes.txt.")
+    );
+    // The files outside the steps are not asked for: the first hold is the write.
+    assert_eq!(recoveries(&r.events), vec!["missing_output"]);
+    assert_eq!(
+        r.agent.backend().requests[3].request.choice,
+        ToolChoice::Named("write_file".into())
     );
 }
