@@ -25,7 +25,7 @@ pub(crate) struct UntakenStep {
 /// has not run with success (a step no single tool spells is skipped).
 pub(crate) fn untaken_step(task: &str, tools: &[String], memory: &Memory) -> Option<UntakenStep> {
     for (number, text) in numbered_steps(task) {
-        let words = words(text);
+        let words = crate::empty_answer::words(text);
         let spelled: Vec<&String> = tools
             .iter()
             .filter(|tool| !BUILT_IN.contains(&tool.as_str()) && spells(tool, &words))
@@ -86,14 +86,6 @@ fn spells(tool: &str, words: &[String]) -> bool {
     object
         .iter()
         .all(|part| after.any(|word| word == part || word.strip_suffix('s') == Some(part.as_str())))
-}
-
-/// The lowercase words of `text`.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect()
 }
 
 #[cfg(test)]

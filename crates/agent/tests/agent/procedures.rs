@@ -99,20 +99,20 @@ fn a_procedure_only_summarized_is_not_held_for_its_file() {
     assert!(recoveries(&r.events).is_empty(), "{:?}", r.events);
 }
 
-/// Flights to compare, and a booking that records what it booked.
-struct Flights;
+/// A read-only tool that answers every call with the same JSON.
+struct Fixed {
+    name: &'static str,
+    properties: Value,
+    result: Value,
+}
 
-impl Tool for Flights {
+impl Tool for Fixed {
     fn name(&self) -> &str {
-        "search_flights"
+        self.name
     }
 
     fn spec(&self) -> ToolSpec {
-        spec(
-            "search_flights",
-            "Lists flights.",
-            json!({"origin": {"type": "string"}}),
-        )
+        spec(self.name, "Looks something up.", self.properties.clone())
     }
 
     fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
@@ -120,17 +120,24 @@ impl Tool for Flights {
     }
 
     fn call(&self, _args: &Value, _workspace: &Workspace) -> ToolOutcome {
-        ToolOutcome::success(
-            json!({"flights": [
-                {"flight_id": "UA-1187", "price": {"amount": 289}},
-                {"flight_id": "WN-2240", "price": {"amount": 214}},
-                {"flight_id": "DL-0931", "price": {"amount": 247}}
-            ]})
-            .to_string(),
-        )
+        ToolOutcome::success(self.result.to_string())
     }
 }
 
+/// Flights to compare.
+fn flights() -> Arc<Fixed> {
+    Arc::new(Fixed {
+        name: "search_flights",
+        properties: json!({"origin": {"type": "string"}}),
+        result: json!({"flights": [
+            {"flight_id": "UA-1187", "price": {"amount": 289}},
+            {"flight_id": "WN-2240", "price": {"amount": 214}},
+            {"flight_id": "DL-0931", "price": {"amount": 247}}
+        ]}),
+    })
+}
+
+/// A booking that records what it booked.
 struct Booking {
     booked: Arc<Mutex<Vec<String>>>,
 }
@@ -175,7 +182,7 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
     let dir = tempfile::tempdir().unwrap();
     let booked = Arc::new(Mutex::new(Vec::new()));
     let mut registry = Registry::builtin();
-    registry.add(Arc::new(Flights));
+    registry.add(flights());
     registry.add(Arc::new(Booking {
         booked: Arc::clone(&booked),
     }));
@@ -217,7 +224,7 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
     // Once a run: the same call again is made.
     let booked = Arc::new(Mutex::new(Vec::new()));
     let mut registry = Registry::builtin();
-    registry.add(Arc::new(Flights));
+    registry.add(flights());
     registry.add(Arc::new(Booking {
         booked: Arc::clone(&booked),
     }));
@@ -238,7 +245,7 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
     // `naive` runs the call.
     let booked = Arc::new(Mutex::new(Vec::new()));
     let mut registry = Registry::builtin();
-    registry.add(Arc::new(Flights));
+    registry.add(flights());
     registry.add(Arc::new(Booking {
         booked: Arc::clone(&booked),
     }));
@@ -396,30 +403,12 @@ fn an_output_file_with_more_than_the_value_the_task_asks_just_for_is_written_aga
 }
 
 /// A repository lookup, and a branch lookup that knows only `trunk`.
-struct Repo;
-
-impl Tool for Repo {
-    fn name(&self) -> &str {
-        "get_repository"
-    }
-
-    fn spec(&self) -> ToolSpec {
-        spec(
-            "get_repository",
-            "Gets a repository.",
-            json!({"repo": {"type": "string"}}),
-        )
-    }
-
-    fn access(&self, _args: &Value, _workspace: &Workspace) -> Access {
-        Access::Read(Vec::new())
-    }
-
-    fn call(&self, _args: &Value, _workspace: &Workspace) -> ToolOutcome {
-        ToolOutcome::success(
-            json!({"full_name": "acme/ledger", "default_branch": "trunk"}).to_string(),
-        )
-    }
+fn repo() -> Arc<Fixed> {
+    Arc::new(Fixed {
+        name: "get_repository",
+        properties: json!({"repo": {"type": "string"}}),
+        result: json!({"full_name": "acme/ledger", "default_branch": "trunk"}),
+    })
 }
 
 struct Branch;
@@ -453,7 +442,7 @@ impl Tool for Branch {
 fn a_value_not_found_is_followed_by_the_call_with_the_one_an_earlier_result_gave() {
     let dir = tempfile::tempdir().unwrap();
     let mut registry = Registry::builtin();
-    registry.add(Arc::new(Repo));
+    registry.add(repo());
     registry.add(Arc::new(Branch));
     let task = "For the repository acme/ledger, get the repository to find its default branch (do not assume it is \"main\"), then get that branch and tell me its latest commit sha.";
     let backend = ScriptedBackend::new(
@@ -492,7 +481,7 @@ fn calls_of_one_tool_over_several_items_make_no_pick_to_check() {
     let dir = tempfile::tempdir().unwrap();
     let booked = Arc::new(Mutex::new(Vec::new()));
     let mut registry = Registry::builtin();
-    registry.add(Arc::new(Flights));
+    registry.add(flights());
     registry.add(Arc::new(Booking {
         booked: Arc::clone(&booked),
     }));
@@ -528,7 +517,7 @@ fn calls_of_one_tool_over_several_items_make_no_pick_to_check() {
 fn an_answer_before_a_numbered_step_s_tool_ran_is_held_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut registry = Registry::builtin();
-    registry.add(Arc::new(Repo));
+    registry.add(repo());
     registry.add(Arc::new(Branch));
     let task = "For the repository acme/ledger:\n1. Get the repository to find its default branch.\n2. Get that branch to find the sha of its latest commit.\nThen tell me the sha.";
     let replies = |answer: &str| {
