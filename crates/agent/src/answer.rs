@@ -412,12 +412,12 @@ impl<B: Backend> Agent<B> {
         if held != *content {
             return None;
         }
-        let value = crate::output_file::more_than_the_value(run.task(), file, content, text)?;
-        let says = crate::guards::sentence_naming(run.task(), file)?.to_string();
+        let (value, says) =
+            crate::output_file::more_than_the_value(run.task(), file, content, text)?;
         Some(Held::MoreThanTheValue(
             file.clone(),
             value,
-            says,
+            says.to_string(),
             content.len(),
         ))
     }

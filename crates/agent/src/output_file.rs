@@ -127,23 +127,21 @@ const VALUE_NOUNS: [&str; 9] = [
 /// when the task says that file holds just that (`write just that code into
 /// incident.txt`): the 1.5B model wrote the whole log line there and answered with the
 /// code. The one word of `answer` with a digit in it (`PG-4471`) that `content` holds,
-/// that the task does not, and that `content` is more than.
-pub(crate) fn more_than_the_value(
-    task: &str,
+/// that the task does not, and that `content` is more than; with the task's sentence
+/// that names the file, as the task writes it.
+pub(crate) fn more_than_the_value<'a>(
+    task: &'a str,
     file: &str,
     content: &str,
     answer: &str,
-) -> Option<String> {
-    let sentence = crate::guards::sentence_naming(task, file)?.to_lowercase();
-    let words: Vec<&str> = sentence
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .collect();
+) -> Option<(String, &'a str)> {
+    let sentence = crate::guards::sentence_naming(task, file)?;
+    let words = crate::empty_answer::words(sentence);
     // "just that code", "only the id": the value alone, not "only the ERROR lines".
     let just = words.windows(3).any(|w| {
-        matches!(w[0], "just" | "only")
-            && matches!(w[1], "that" | "the" | "this")
-            && VALUE_NOUNS.contains(&w[2])
+        matches!(w[0].as_str(), "just" | "only")
+            && matches!(w[1].as_str(), "that" | "the" | "this")
+            && VALUE_NOUNS.contains(&w[2].as_str())
     });
     if !just || sentence.contains('<') {
         return None;
@@ -156,7 +154,7 @@ pub(crate) fn more_than_the_value(
         .collect();
     values.dedup();
     match values.as_slice() {
-        [value] if content.trim() != *value => Some(value.to_string()),
+        [value] if content.trim() != *value => Some((value.to_string(), sentence)),
         _ => None,
     }
 }
@@ -272,7 +270,9 @@ mod tests {
         let line = "2024-06-14T03:00:40Z ERROR charge failed: gateway returned code PG-4471 (retryable), attempt 3/3\n";
         let answer = "The ERROR code is PG-4471.";
         assert_eq!(
-            more_than_the_value(task, "incident.txt", line, answer).as_deref(),
+            more_than_the_value(task, "incident.txt", line, answer)
+                .map(|(value, _)| value)
+                .as_deref(),
             Some("PG-4471")
         );
         // Just the value: nothing to say.

@@ -124,11 +124,7 @@ fn step_text(line: &str) -> Option<&str> {
     if let Some(rest) = line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")) {
         return Some(rest.trim());
     }
-    let digits = line.find(|c: char| !c.is_ascii_digit())?;
-    if digits == 0 {
-        return None;
-    }
-    let rest = line[digits..].strip_prefix(['.', ')'])?;
+    let (_, rest) = crate::task_steps::numbered_item(line)?;
     rest.starts_with(' ').then(|| rest.trim())
 }
 

@@ -53,13 +53,20 @@ pub(crate) fn untaken_step(task: &str, tools: &[String], memory: &Memory) -> Opt
 fn numbered_steps(task: &str) -> Vec<(&str, &str)> {
     task.lines()
         .filter_map(|line| {
-            let line = line.trim();
-            let digits = line.find(|c: char| !c.is_ascii_digit())?;
-            let (number, rest) = line.split_at(digits);
-            let text = rest.strip_prefix(['.', ')'])?.trim();
-            (!number.is_empty() && !text.is_empty()).then_some((number, text))
+            let (number, rest) = numbered_item(line.trim())?;
+            let text = rest.trim();
+            (!text.is_empty()).then_some((number, text))
         })
         .collect()
+}
+
+/// A line that opens with a number and `.` or `)` (`3. Get …`, `2) …`): the number,
+/// and the rest of the line after the marker, as it is.
+pub(crate) fn numbered_item(line: &str) -> Option<(&str, &str)> {
+    let digits = line.find(|c: char| !c.is_ascii_digit())?;
+    let (number, rest) = line.split_at(digits);
+    let rest = rest.strip_prefix(['.', ')'])?;
+    (!number.is_empty()).then_some((number, rest))
 }
 
 /// Words after a step's verb within which the rest of a tool's name must come.
