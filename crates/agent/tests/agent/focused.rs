@@ -6,7 +6,7 @@ use rein_protocol::{RunEvent as TraceEvent, StopReason};
 
 use rein_test_support::ScriptedBackend;
 
-use super::{call, run_backend_task, run_task};
+use super::{call, run_backend_task, run_full, run_task};
 
 const TASK: &str =
     "The logs/ directory holds the deploy log. Find the version that was deployed and answer with it.";
@@ -48,13 +48,7 @@ fn read_three_times_then(answer: &str) -> Vec<String> {
 fn a_question_answered_after_repeats_is_asked_from_its_result_lines_alone() {
     let dir = tempfile::tempdir().unwrap();
     deploy_log(dir.path());
-    let r = run_task(
-        dir.path(),
-        TASK,
-        read_three_times_then("2.7.1"),
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), TASK, read_three_times_then("2.7.1"));
     assert_eq!(r.result.stop_reason, StopReason::Answered);
     assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
     let requests = &r.agent.backend().requests;
@@ -107,13 +101,7 @@ fn a_task_that_asks_for_a_change_is_never_answered_out_of_context() {
     let dir = tempfile::tempdir().unwrap();
     deploy_log(dir.path());
     let task = "Write the deployed version from logs/deploy.log into VERSION.txt.";
-    let r = run_task(
-        dir.path(),
-        task,
-        read_three_times_then("done"),
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, read_three_times_then("done"));
     assert!(r
         .agent
         .backend()
@@ -140,13 +128,7 @@ fn a_focused_answer_held_for_its_value_is_retried_with_the_note() {
             "`config/service.env` sets API_TOKEN_TTL=5400.",
         ],
     );
-    let r = run_task(
-        dir.path(),
-        task,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("`.config/service.env` sets API_TOKEN_TTL=5400.")
@@ -179,13 +161,7 @@ fn a_which_file_answer_off_by_case_is_given_the_file_s_path() {
         "class UserRepository",
         &["It is store/accounts.py."],
     );
-    let r = run_task(
-        dir.path(),
-        task,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies);
     assert_eq!(r.result.answer.as_deref(), Some("It is Store/Accounts.py."));
     assert!(r.events.iter().any(|e| matches!(
         e,
@@ -239,12 +215,10 @@ fn a_focused_answer_is_not_held_for_a_call_planned_turns_before() {
         ),
     ]
     .join("\n");
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         TASK,
         vec![sprayed, read.clone(), read, "2.7.1".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
     assert!(r

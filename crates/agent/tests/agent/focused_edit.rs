@@ -5,7 +5,7 @@
 use rein_agent::{Profile, RunConfig};
 use rein_protocol::{RunEvent as TraceEvent, StopReason};
 
-use super::{call, run_task, seen, tool_outputs};
+use super::{call, run_full, run_task, seen, tool_outputs};
 
 const TASK: &str = "Fix the spelling mistake 'recieve' in docs/guide.md.";
 const LINE: &str = "To recieve updates, subscribe to the channel.";
@@ -51,13 +51,7 @@ fn an_edit_that_changes_nothing_is_followed_by_the_call_of_the_line_asked_alone(
         fix,
         "Fixed the spelling of receive in docs/guide.md.".into(),
     ];
-    let r = run_task(
-        dir.path(),
-        TASK,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), TASK, replies);
     assert_eq!(r.result.stop_reason, StopReason::Answered, "{:?}", r.events);
     let fixed = std::fs::read_to_string(dir.path().join("docs/guide.md")).unwrap();
     assert_eq!(fixed, format!("# Guide\n\n{FIXED}\n"));
@@ -168,13 +162,7 @@ fn the_done_change_written_again_is_told_it_is_done() {
     let fix = guide_edit(LINE, FIXED);
     let again = guide_edit(FIXED, FIXED);
     let replies = vec![fix, again, "Fixed the spelling in docs/guide.md.".into()];
-    let r = run_task(
-        dir.path(),
-        TASK,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), TASK, replies);
     assert_eq!(r.result.stop_reason, StopReason::Answered, "{:?}", r.events);
     let outputs = tool_outputs(&r.events);
     assert_eq!(outputs.len(), 2);
@@ -203,13 +191,7 @@ fn a_rename_already_made_is_told_where_the_quoted_names_are() {
     let answer = "No change was needed: `calc` is already named `calculate_total`.";
     // The answer is held once (nothing changed), then taken.
     let replies = vec![edit, answer.into(), answer.into()];
-    let r = run_task(
-        dir.path(),
-        task,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies);
     assert_eq!(r.result.stop_reason, StopReason::Answered, "{:?}", r.events);
     let next = seen(&r, 1);
     assert!(

@@ -78,7 +78,7 @@ fn a_result_written_after_a_plan_is_retried_as_the_call_with_the_plan_quoted() {
     std::fs::write(dir.path().join("flights.txt"), "UA-1187 289\nWN-2240 214\n").unwrap();
     let task = "Read flights.txt, then write the id of the cheapest flight into pick.txt.";
     let plan = "The cheapest flight is WN-2240 at 214.\n\nNow, I will write it into pick.txt.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -90,8 +90,6 @@ fn a_result_written_after_a_plan_is_retried_as_the_call_with_the_plan_quoted() {
             ),
             "pick.txt holds WN-2240.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("pick.txt holds WN-2240."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -105,15 +103,13 @@ fn a_result_written_after_a_plan_is_retried_as_the_call_with_the_plan_quoted() {
     );
     assert!(!note.contains("wrote pick.txt"), "{note}");
     // A real result quoted in result tags after a few words is an answer.
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Read flights.txt and tell me its second line.",
         vec![
             call("read_file", r#"{"path": "flights.txt"}"#),
             "The second line is:\n<tool_response>\nWN-2240 214\n</tool_response>".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert!(
         recoveries(&r.events).is_empty(),
@@ -179,7 +175,7 @@ fn narration_about_a_tool_that_already_ran_gets_its_result_and_is_read_as_an_ans
 fn narration_that_names_a_tool_not_run_yet_asks_for_that_call() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Read a.txt and copy it into b.txt.",
         vec![
@@ -188,8 +184,6 @@ fn narration_that_names_a_tool_not_run_yet_asks_for_that_call() {
             call("write_file", r#"{"path": "b.txt", "content": "alpha\n"}"#),
             "b.txt holds alpha.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("b.txt holds alpha."));
     let note = seen(&r, 2);
@@ -219,7 +213,7 @@ fn a_result_the_model_wrote_itself_is_held_before_the_missing_output_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();
     let task = "Read notes.md and write just its version number into a new file VERSION.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -228,8 +222,6 @@ fn a_result_the_model_wrote_itself_is_held_before_the_missing_output_file() {
             call("write_file", r#"{"path": "VERSION", "content": "0.4.2"}"#),
             "VERSION holds 0.4.2.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 0.4.2."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -250,7 +242,7 @@ fn a_broken_call_does_not_spend_the_missing_output_hold() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();
     let task = "Find the version the release notes announce and write it into a new file VERSION.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -261,8 +253,6 @@ fn a_broken_call_does_not_spend_the_missing_output_hold() {
             call("write_file", r#"{"path": "VERSION", "content": "0.4.2"}"#),
             "VERSION holds 0.4.2.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     // The answer without the file is still held once, after the broken call's hold.
     assert_eq!(
@@ -281,7 +271,7 @@ fn a_missing_output_file_is_not_asked_for_as_a_write_when_no_result_holds_conten
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "## 0.4.2\n").unwrap();
     let task = "Find the version the release notes announce and write it into a new file VERSION.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -295,8 +285,6 @@ fn a_missing_output_file_is_not_asked_for_as_a_write_when_no_result_holds_conten
             call("write_file", r#"{"path": "VERSION", "content": "0.4.2"}"#),
             "VERSION holds 0.4.2.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 0.4.2."));
     assert_eq!(recoveries(&r.events), vec!["missing_output"]);
@@ -310,7 +298,7 @@ fn a_missing_output_file_is_not_asked_for_as_a_write_when_no_result_holds_conten
 fn an_answer_without_the_tasks_output_file_is_held_once() {
     let dir = tempfile::tempdir().unwrap();
     let task = "List the files and write them into a new file FILES.md, one per line.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -321,8 +309,6 @@ fn an_answer_without_the_tasks_output_file_is_held_once() {
             ),
             "FILES.md lists the files.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -333,13 +319,7 @@ fn an_answer_without_the_tasks_output_file_is_held_once() {
     assert!(dir.path().join("FILES.md").exists());
     // Held once only.
     let other = tempfile::tempdir().unwrap();
-    let r = run_task(
-        other.path(),
-        task,
-        vec!["Done.".into(), "Done.".into()],
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(other.path(), task, vec!["Done.".into(), "Done.".into()]);
     assert_eq!(r.result.answer.as_deref(), Some("Done."));
     assert_eq!(recoveries(&r.events), vec!["missing_output"]);
 }
@@ -353,7 +333,7 @@ fn an_answer_while_the_file_to_change_is_unchanged_is_held_once() {
         dir
     };
     let dir = setup();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -364,8 +344,6 @@ fn an_answer_while_the_file_to_change_is_unchanged_is_held_once() {
             ),
             "Set the version to 2.0.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("Set the version to 2.0."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -376,12 +354,10 @@ fn an_answer_while_the_file_to_change_is_unchanged_is_held_once() {
     assert!(changed.contains("2.0"), "{changed}");
     // Held once only.
     let dir = setup();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec!["Done.".into(), "Done.".into(), "Done.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("Done."));
     // The second hold is the one for an answer before any look at the file.
@@ -407,7 +383,7 @@ fn an_answer_before_a_planned_call_ran_is_held_once() {
     .join("\n");
     let task = "Read index.txt, then list the folder it names.";
     let dir = setup();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -416,8 +392,6 @@ fn an_answer_before_a_planned_call_ran_is_held_once() {
             call("list_dir", r#"{"path": "notes"}"#),
             "notes is empty.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("notes is empty."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -428,7 +402,7 @@ fn an_answer_before_a_planned_call_ran_is_held_once() {
     );
     // Once the planned tool ran, an answer is an answer.
     let dir = setup();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -436,8 +410,6 @@ fn an_answer_before_a_planned_call_ran_is_held_once() {
             call("list_dir", r#"{"path": "notes"}"#),
             "notes is empty.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("notes is empty."));
     assert!(
@@ -453,7 +425,7 @@ fn an_answer_with_a_value_no_result_shows_is_held_once() {
     std::fs::write(dir.path().join("limits.toml"), "max_connections = 480\n").unwrap();
     let task = "Read limits.toml and tell me max_connections.";
     let read = call("read_file", r#"{"path": "limits.toml"}"#);
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -461,8 +433,6 @@ fn an_answer_with_a_value_no_result_shows_is_held_once() {
             "max_connections is `100`.".into(),
             "max_connections is 480.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -473,12 +443,10 @@ fn an_answer_with_a_value_no_result_shows_is_held_once() {
     );
     // Held once; and a value the result shows is an answer at once.
     for (answer, holds) in [("It is `100`.", 1), ("It is `480`.", 0)] {
-        let r = run_task(
+        let r = run_full(
             dir.path(),
             task,
             vec![read.clone(), answer.into(), answer.into()],
-            true,
-            RunConfig::new(Profile::Full),
         );
         assert_eq!(r.result.answer.as_deref(), Some(answer));
         assert_eq!(recoveries(&r.events).len(), holds, "{answer}");
@@ -494,17 +462,14 @@ fn an_answer_naming_a_path_without_its_leading_dot_is_held_once() {
         "API_TOKEN_TTL=5400\n",
     )
     .unwrap();
-    let r = run_task(
-        dir.path(),
-        // Not a which-file question (those get the file's path: see `focused`).
+    let r = run_full(
+        dir.path(), // Not a which-file question (those get the file's path: see `focused`).
         "Where is API_TOKEN_TTL set?",
         vec![
             call("search", r#"{"pattern": "API_TOKEN_TTL"}"#),
             "The file `config/service.env` sets it.".into(),
             "The file `.config/service.env` sets it.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -527,17 +492,11 @@ fn an_answer_naming_a_path_without_its_leading_dot_is_held_once() {
 fn a_result_that_found_nothing_echoed_in_result_tags_is_no_answer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
-    let r = run_task(
-        dir.path(),
-        "Is there a zebra in the workspace?",
-        vec![
+    let r = run_full(dir.path(), "Is there a zebra in the workspace?", vec![
             call("search", r#"{"pattern": "zebra"}"#),
             "<tool_response>\nNo matches for `zebra` in `.`; nothing else matches either (tried case-insensitive, in hidden and ignored files, as a file name): try a different pattern.\n</tool_response>".into(),
             "There is no zebra in the workspace.".into(),
-        ],
-        true,
-        RunConfig::new(Profile::Full),
-    );
+        ]);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("There is no zebra in the workspace.")
@@ -834,15 +793,13 @@ fn a_first_call_with_values_the_request_never_gave_is_held_once() {
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
     // "What is 12 times 12?" answered with a look at a file nobody named: held, and
     // the retry answers.
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "What is 12 times 12?",
         vec![
             call("read_file", r#"{"path": "numbers/table.txt"}"#),
             "12 times 12 is 144.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("12 times 12 is 144."));
     assert_eq!(r.result.tool_calls, 0);
@@ -859,12 +816,10 @@ fn a_first_call_with_values_the_request_never_gave_is_held_once() {
     );
     // Held once only: the same call again runs.
     let again = call("read_file", r#"{"path": "numbers/table.txt"}"#);
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "What is 12 times 12?",
         vec![again.clone(), again, "144".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.tool_calls, 1);
     assert_eq!(recoveries(&r.events)[0], "ungrounded");
@@ -873,15 +828,13 @@ fn a_first_call_with_values_the_request_never_gave_is_held_once() {
         ("What does notes.txt say?", "notes.txt"),
         ("What is in the workspace?", "a.txt"),
     ] {
-        let r = run_task(
+        let r = run_full(
             dir.path(),
             task,
             vec![
                 call("read_file", &format!(r#"{{"path": "{path}"}}"#)),
                 "ok".into(),
             ],
-            true,
-            RunConfig::new(Profile::Full),
         );
         assert_eq!(r.result.tool_calls, 1, "{task}");
         assert!(
@@ -927,15 +880,13 @@ fn an_answer_in_result_tags_is_a_result_it_repeats_or_held() {
     std::fs::write(dir.path().join("id.txt"), "DRF-204\n").unwrap();
     // A question: the file's text recited is its answer (a task that asks for an
     // action gets a note instead, picks.rs).
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "What id does id.txt hold?",
         vec![
             call("read_file", r#"{"path": "id.txt"}"#),
             "<tool_response>\nDRF-204\n</tool_response>".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("DRF-204"));
     // A result no tool gave is made up: held, with a note.
@@ -957,7 +908,7 @@ fn with_results_in_hand_a_missing_output_file_is_asked_for_as_a_write() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
     let task = "Read a.txt and write its words into a new file WORDS.md.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -969,8 +920,6 @@ fn with_results_in_hand_a_missing_output_file_is_asked_for_as_a_write() {
             ),
             "WORDS.md holds alpha.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("WORDS.md holds alpha."));
     assert_eq!(recoveries(&r.events), vec!["missing_output"]);
@@ -988,7 +937,7 @@ fn an_answer_before_the_file_the_task_asks_for_is_written_is_held_once() {
     std::fs::create_dir(dir.path().join("migrations")).unwrap();
     std::fs::write(dir.path().join("migrations/0001_init.sql"), "SELECT 1;\n").unwrap();
     let task = "List migrations/ to find the highest number in use. Then create the next migration: its number is one higher, and its file name is <number>_note.sql inside migrations/.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1000,8 +949,6 @@ fn an_answer_before_the_file_the_task_asks_for_is_written_is_held_once() {
             ),
             "Created migrations/0002_note.sql.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -1017,12 +964,10 @@ fn an_answer_before_the_file_the_task_asks_for_is_written_is_held_once() {
 
     // Once: a second answer without a write ends the run.
     let dir = tempfile::tempdir().unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Create a file with the license text.",
         vec!["Done.".into(), "Done.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("Done."));
     assert_eq!(recoveries(&r.events), vec!["missing_output"]);
@@ -1032,7 +977,7 @@ fn an_answer_before_the_file_the_task_asks_for_is_written_is_held_once() {
 fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
     let dir = tempfile::tempdir().unwrap();
     let task = "Find the words and write them into a new file OUT.md.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1041,8 +986,6 @@ fn a_look_at_the_missing_output_file_says_it_is_to_be_written() {
             call("list_dir", r#"{"path": "OUT.md"}"#),
             "OUT.md is written.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("OUT.md is written."));
     let outputs = tool_outputs(&r.events);
@@ -1072,7 +1015,7 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
     )
     .unwrap();
     let task = "Find every FIXME comment and write them all into a new file FIXES.md.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1080,8 +1023,6 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
             "FIXES.md is written.".into(),
             "FIXES.md is written.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let outputs = tool_outputs(&r.events);
     let note = &outputs[0];
@@ -1101,7 +1042,7 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
     // others says which it left out.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.py"), "# FIXME: one\n# FIXME: two\n").unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1113,8 +1054,6 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
             "done".into(),
             "done".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let outputs = tool_outputs(&r.events);
     assert!(
@@ -1125,7 +1064,7 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
 
     // A write to the same name in other letters says which file the task asks for.
     let dir = tempfile::tempdir().unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1133,8 +1072,6 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
             "done".into(),
             "done".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let outputs = tool_outputs(&r.events);
     assert!(
@@ -1146,7 +1083,7 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
     // A word no line holds leaves the plain note.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Put every FIXME note into a new file FIXES.md.",
         vec![
@@ -1154,8 +1091,6 @@ fn a_look_at_the_missing_output_file_shows_the_lines_with_the_tasks_word() {
             "done".into(),
             "done".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let outputs = tool_outputs(&r.events);
     assert!(
@@ -1433,7 +1368,7 @@ fn the_request_written_over_a_file_is_not_run() {
     let original = "# Guide\n\nTo recieve updates, subscribe.\n";
     std::fs::write(dir.path().join("docs/guide.md"), original).unwrap();
     let task = "Fix the spelling mistake 'recieve' in docs/guide.md.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1449,8 +1384,6 @@ fn the_request_written_over_a_file_is_not_run() {
             ),
             "Fixed the spelling in docs/guide.md.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let results = tool_results(&r.events);
     assert!(
@@ -1472,7 +1405,7 @@ fn an_answer_before_any_look_at_a_path_the_task_names_is_held_once() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("config.min.json"), "{\"maxRetries\": 17}").unwrap();
     let task = "config.min.json is minified onto one line. What is the value of maxRetries in it?";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1480,8 +1413,6 @@ fn an_answer_before_any_look_at_a_path_the_task_names_is_held_once() {
             call("read_file", r#"{"path": "config.min.json"}"#),
             "maxRetries is 17.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("maxRetries is 17."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -1499,22 +1430,14 @@ fn an_answer_before_any_look_at_a_path_the_task_names_is_held_once() {
         rein_protocol::ToolChoice::Required
     );
     // Held once: a second answer before any look is the answer.
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec!["maxRetries: 1".into(), "It is 1.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("It is 1."));
     // A request that names nothing in the workspace is answered at once.
-    let r = run_task(
-        dir.path(),
-        "What is 12 times 12?",
-        vec!["144".into()],
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), "What is 12 times 12?", vec!["144".into()]);
     assert_eq!(r.result.answer.as_deref(), Some("144"));
     assert_eq!(recoveries(&r.events), Vec::<String>::new());
 }
@@ -1523,7 +1446,7 @@ fn an_answer_before_any_look_at_a_path_the_task_names_is_held_once() {
 fn an_answer_naming_a_file_the_workspace_lacks_before_any_look_is_held() {
     let dir = tempfile::tempdir().unwrap();
     let task = which_file_defines(dir.path());
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1531,8 +1454,6 @@ fn an_answer_naming_a_file_the_workspace_lacks_before_any_look_is_held() {
             call("search", r#"{"pattern": "(?i)class userrepository"}"#),
             "store/accounts.py".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("store/accounts.py"));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -1542,13 +1463,7 @@ fn an_answer_naming_a_file_the_workspace_lacks_before_any_look_is_held() {
         rein_protocol::ToolChoice::Required
     );
     // The file it names is there: an answer.
-    let r = run_task(
-        dir.path(),
-        task,
-        vec!["store/accounts.py".into()],
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, vec!["store/accounts.py".into()]);
     assert_eq!(recoveries(&r.events), Vec::<String>::new());
 }
 
@@ -1557,7 +1472,7 @@ fn a_call_to_no_tool_in_a_task_naming_a_directory_is_sent_to_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("services/auth")).unwrap();
     std::fs::write(dir.path().join("services/auth/VERSION"), "1.0.0\n").unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Every service under services/ has a VERSION file. Set the version of each one to 1.1.0.",
         vec![
@@ -1566,8 +1481,6 @@ fn a_call_to_no_tool_in_a_task_naming_a_directory_is_sent_to_it() {
             "Listed.".into(),
             "Listed.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(recoveries(&r.events)[0], "unknown_tool");
     let retry = seen(&r, 1);
@@ -1591,12 +1504,10 @@ fn a_listing_listed_again_names_the_files_in_it_not_read_yet() {
     std::fs::create_dir_all(dir.path().join("logs")).unwrap();
     std::fs::write(dir.path().join("logs/deploy.log"), "deployed 2.7.1\n").unwrap();
     let list = call("list_dir", r#"{"path": "logs/"}"#);
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "The logs/ directory holds the deploy log. Find the version that was deployed.",
         vec![list.clone(), list, "2.7.1".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let outputs = tool_outputs(&r.events);
     assert!(
@@ -1743,12 +1654,10 @@ fn a_spray_of_other_tools_after_a_call_that_answered_is_not_run() {
         call("search", r#"{"pattern": "alpha"}"#),
     ]
     .join("\n");
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "What does a.txt say?",
         vec![read.clone(), spray, "a.txt says alpha.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("a.txt says alpha."));
     assert_eq!(tools_run(&r.events), vec!["read_file", "read_file"]);
@@ -1764,12 +1673,10 @@ fn a_spray_of_other_tools_after_a_call_that_answered_is_not_run() {
     );
     // Two other tools after a repeat are a plan, as before: the new call leads.
     let plan = [read.clone(), call("list_dir", r#"{"path": "."}"#)].join("\n");
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "What does a.txt say?",
         vec![read, plan, "a.txt says alpha.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(tools_run(&r.events), vec!["read_file", "list_dir"]);
 }
@@ -1784,17 +1691,15 @@ fn an_answer_taken_from_the_latest_result_is_not_held_for_a_waiting_call() {
     ]
     .join("\n");
     let task = "Read limits.toml and tell me max_connections.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![first.clone(), "max_connections is 480.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
     assert_eq!(recoveries(&r.events), Vec::<String>::new());
     // An answer that opens like the note ("Not done yet.") copies it.
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1803,8 +1708,6 @@ fn an_answer_taken_from_the_latest_result_is_not_held_for_a_waiting_call() {
             "Not done yet.".into(),
             "max_connections is 480.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("max_connections is 480."));
     assert_eq!(
@@ -1821,7 +1724,7 @@ fn an_answer_before_the_change_the_task_asks_for_is_held_once() {
     let task =
         "Every service under services/ has a VERSION file. Set the version of each one to 1.1.0.";
     let list = call("list_dir", r#"{"path": "services"}"#);
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1834,8 +1737,6 @@ fn an_answer_before_the_change_the_task_asks_for_is_held_once() {
             ),
             "Set services/auth/VERSION to 1.1.0.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -1854,12 +1755,10 @@ fn an_answer_before_the_change_the_task_asks_for_is_held_once() {
         rein_protocol::ToolChoice::Auto
     );
     // Held once.
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![list, "Done.".into(), "No change was needed.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("No change was needed."));
 }
@@ -1962,7 +1861,7 @@ fn the_write_of_the_missing_output_file_is_asked_in_the_tasks_words() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("server.log"), "ERROR code PG-4471 here\n").unwrap();
     let task = "Find the ERROR line in server.log and write just its code into a new file named incident.txt. Then tell me the code.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -1974,8 +1873,6 @@ fn the_write_of_the_missing_output_file_is_asked_in_the_tasks_words() {
             ),
             "The code is PG-4471.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("The code is PG-4471."));
     let note = seen(&r, 2);
@@ -1989,7 +1886,7 @@ fn the_write_of_the_missing_output_file_is_asked_in_the_tasks_words() {
 fn an_answer_copying_the_repeat_results_instruction_is_held() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("VERSION"), "2.32.3\n").unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Which version does VERSION hold?",
         vec![
@@ -1999,8 +1896,6 @@ fn an_answer_copying_the_repeat_results_instruction_is_held() {
                 .into(),
             "VERSION holds 2.32.3.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("VERSION holds 2.32.3."));
     assert_eq!(recoveries(&r.events), vec!["repetition", "not_an_answer"]);
@@ -2019,7 +1914,7 @@ fn a_reply_of_empty_call_tags_is_no_answer() {
         "class UserRepository:\n    pass\n",
     )
     .unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Which file defines the class named userrepository?",
         vec![
@@ -2027,8 +1922,6 @@ fn a_reply_of_empty_call_tags_is_no_answer() {
             call("search", r#"{"pattern": "class UserRepository"}"#),
             "store.py defines it.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("store.py defines it."));
     assert_eq!(recoveries(&r.events), vec!["format"]);
@@ -2071,17 +1964,11 @@ fn a_reply_of_empty_call_tags_is_no_answer() {
 fn a_reply_that_says_it_would_call_the_tool_that_ran_gets_the_result_again() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("orders.txt"), "ORD-5531 C-1042\n").unwrap();
-    let r = run_task(
-        dir.path(),
-        "Which order belongs to customer C-1042? Read orders.txt.",
-        vec![
+    let r = run_full(dir.path(), "Which order belongs to customer C-1042? Read orders.txt.", vec![
             call("read_file", r#"{"path": "orders.txt"}"#),
             "To find the order of customer C-1042, I would call the `read_file` function with the path orders.txt.".into(),
             "Order ORD-5531.".into(),
-        ],
-        true,
-        RunConfig::new(Profile::Full),
-    );
+        ]);
     assert_eq!(r.result.answer.as_deref(), Some("Order ORD-5531."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
     assert!(
@@ -2095,17 +1982,11 @@ fn a_reply_that_says_it_would_call_the_tool_that_ran_gets_the_result_again() {
 fn talk_of_another_tool_around_the_latest_results_value_gets_that_result_again() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("events.txt"), "EVT-6120 Budget review\n").unwrap();
-    let r = run_task(
-        dir.path(),
-        "Find the Budget review event in events.txt and tell me its id.",
-        vec![
+    let r = run_full(dir.path(), "Find the Budget review event in events.txt and tell me its id.", vec![
             call("read_file", r#"{"path": "events.txt"}"#),
             "To find the event id, you can use the `search` function with the event id \"EVT-6120\".".into(),
             "The id is EVT-6120.".into(),
-        ],
-        true,
-        RunConfig::new(Profile::Full),
-    );
+        ]);
     assert_eq!(r.result.answer.as_deref(), Some("The id is EVT-6120."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
     // Not sent off to call `search`: shown the read's result and asked for the answer.
@@ -2121,7 +2002,7 @@ fn a_bare_claim_of_completion_to_a_question_gets_the_latest_result() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("size.txt"), "firmware.bin: 4096 bytes\n").unwrap();
     let task = "How many bytes is firmware.bin? Answer with the number.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -2129,8 +2010,6 @@ fn a_bare_claim_of_completion_to_a_question_gets_the_latest_result() {
             "The task is done.".into(),
             "4096".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("4096"));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -2138,7 +2017,7 @@ fn a_bare_claim_of_completion_to_a_question_gets_the_latest_result() {
     assert!(retry.contains("says the task is done"), "{retry}");
     assert!(retry.contains("4096 bytes"), "{retry}");
     // A task that asks for a change only may be done.
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Create notes.txt with the word hello in it.",
         vec![
@@ -2148,8 +2027,6 @@ fn a_bare_claim_of_completion_to_a_question_gets_the_latest_result() {
             ),
             "The task is done.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("The task is done."));
     assert_eq!(recoveries(&r.events), Vec::<String>::new());
@@ -2165,7 +2042,7 @@ fn the_task_given_back_as_the_answer_is_held() {
     )
     .unwrap();
     let task = "The logs/ directory holds the deploy log. Find the version that was deployed and answer with it.";
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -2173,8 +2050,6 @@ fn the_task_given_back_as_the_answer_is_held() {
             task.into(),
             "2.7.1".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("2.7.1"));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
@@ -2297,15 +2172,13 @@ fn a_read_of_a_long_file_shows_the_lines_of_a_value_the_task_names() {
     }
     log.push_str("id=EVT-77812 status=REFUNDED\n");
     std::fs::write(dir.path().join("events.log"), log).unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "events.log is very large. Find the event with id EVT-77812 and answer with its status.",
         vec![
             call("read_file", r#"{"path": "events.log"}"#),
             "REFUNDED".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("REFUNDED"));
     assert!(
@@ -2323,12 +2196,10 @@ fn a_reply_that_finds_something_new_does_not_exhaust_the_repetition_budget() {
     let first: Vec<String> = (1..=4).map(missing).collect();
     let mut second = first.clone();
     second.push(call("read_file", r#"{"path": "real.txt"}"#));
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "What does real.txt say?",
         vec![first.join("\n"), second.join("\n"), "It says hello.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     // Four repeated failures are over the cap of three, but the same reply read the
     // file: the run goes on to its answer.
@@ -2351,7 +2222,7 @@ fn a_failed_call_shows_the_command_the_task_says_to_run_until_it_ran() {
         "echo 'test_x ... FAILED'\n",
     )
     .unwrap();
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Run `sh run_tests.sh` and tell me the name of the test that failed.",
         vec![
@@ -2360,8 +2231,6 @@ fn a_failed_call_shows_the_command_the_task_says_to_run_until_it_ran() {
             call("list_dir", r#"{"path": "tests"}"#),
             "test_x".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.answer.as_deref(), Some("test_x"));
     let shown = "The task says to run `sh run_tests.sh`, and no call has run it yet. That call is:\n<tool_call>\n{\"name\":\"shell\",\"arguments\":{\"command\":\"sh run_tests.sh\"}}\n</tool_call>";
@@ -2400,7 +2269,7 @@ fn a_new_file_above_the_files_a_change_task_means_is_not_written() {
         write("services/auth/VERSION"),
         write("services/billing/VERSION")
     );
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -2408,8 +2277,6 @@ fn a_new_file_above_the_files_a_change_task_means_is_not_written() {
             both,
             "Set both services' VERSION to 1.1.0.".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(r.result.stop_reason, StopReason::Answered, "{:?}", r.events);
     let results = tool_results(&r.events);
@@ -2452,12 +2319,10 @@ fn a_new_file_refused_beside_its_namesakes_is_written_when_asked_again() {
         "write_file",
         r#"{"path": "pkg/__init__.py", "content": "from .core import x\n"}"#,
     );
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![write.clone(), write, "Added pkg/__init__.py.".into()],
-        true,
-        RunConfig::new(Profile::Full),
     );
     let results = tool_results(&r.events);
     assert!(

@@ -83,7 +83,12 @@ fn run_with_tools(
 }
 
 fn run(dir: &Path, replies: Vec<String>) -> Run {
-    run_with(dir, replies, true, RunConfig::new(Profile::Full))
+    run_full(dir, "do the task", replies)
+}
+
+/// `task` under the full profile, the replies in the native call format.
+fn run_full(dir: &Path, task: &str, replies: Vec<String>) -> Run {
+    run_task(dir, task, replies, true, RunConfig::new(Profile::Full))
 }
 
 /// `run` without the first-call grounding check, for scripts whose first call uses

@@ -13,7 +13,7 @@ use rein_test_support::ScriptedBackend;
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
-use super::{call, recoveries, run_task, run_with_tools};
+use super::{call, recoveries, run_full, run_with_tools};
 
 fn ran(events: &[TraceEvent]) -> Vec<String> {
     events
@@ -56,13 +56,7 @@ fn a_later_call_whose_values_a_result_gave_runs_without_waiting() {
     ]
     .join("\n");
     let replies = vec![search_errors(), both, "The code is PG-4471.".to_string()];
-    let r = run_task(
-        dir.path(),
-        LOG_TASK,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), LOG_TASK, replies);
     assert_eq!(r.result.answer.as_deref(), Some("The code is PG-4471."));
     assert_eq!(ran(&r.events), vec!["search", "read_file", "write_file"]);
     assert_eq!(
@@ -97,13 +91,7 @@ fn a_later_call_with_a_value_no_result_gave_still_waits() {
         write,
         "The code is PG-4471.".to_string(),
     ];
-    let r = run_task(
-        dir.path(),
-        LOG_TASK,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), LOG_TASK, replies);
     assert_eq!(ran(&r.events), vec!["search", "read_file", "write_file"]);
     assert!(r
         .events
@@ -132,13 +120,7 @@ fn a_file_recited_in_result_tags_for_a_task_that_asks_for_an_action_is_no_answer
         "Done: out.txt holds ready.".to_string(),
     ];
     let task = "Read README.md and carry out its procedure.";
-    let r = run_task(
-        dir.path(),
-        task,
-        replies.clone(),
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies.clone());
     assert_eq!(
         r.result.answer.as_deref(),
         Some("Done: out.txt holds ready.")
@@ -148,13 +130,7 @@ fn a_file_recited_in_result_tags_for_a_task_that_asks_for_an_action_is_no_answer
 
     // A task that asks to be shown the text takes the recited result as its answer.
     let shown = "Show me the procedure in README.md.";
-    let r = run_task(
-        dir.path(),
-        shown,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), shown, replies);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("Create the file out.txt holding the word ready.")

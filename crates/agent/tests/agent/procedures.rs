@@ -13,7 +13,7 @@ use rein_test_support::ScriptedBackend;
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
-use super::{call, recoveries, run_task, run_with_tools, seen, tool_outputs};
+use super::{call, recoveries, run_full, run_with_tools, seen, tool_outputs};
 
 const PROCEDURE: &str = "# app\n\n## Release procedure\n\n1. Read the version from the file `VERSION`.\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n\nDo not change any other file.\n";
 const RELEASE_TASK: &str = "Read README.md and carry out its release procedure, step by step.";
@@ -38,13 +38,7 @@ fn a_procedure_s_file_is_held_for_the_files_its_steps_need_then_for_the_write() 
         ),
         "Created release/notes.txt for 4.7.2.".to_string(),
     ];
-    let r = run_task(
-        dir.path(),
-        RELEASE_TASK,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), RELEASE_TASK, replies);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("Created release/notes.txt for 4.7.2.")
@@ -85,12 +79,10 @@ fn a_procedure_only_summarized_is_not_held_for_its_file() {
         call("read_file", r#"{"path": "README.md"}"#),
         "It reads VERSION and writes release notes.".to_string(),
     ];
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         "Summarize the release procedure in README.md.",
         replies,
-        true,
-        RunConfig::new(Profile::Full),
     );
     assert_eq!(
         r.result.answer.as_deref(),
@@ -282,13 +274,7 @@ fn a_file_copied_back_as_the_read_showed_it_is_held() {
         copy.to_string(),
         "max_connections is 250.".to_string(),
     ];
-    let r = run_task(
-        dir.path(),
-        task,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies);
     assert_eq!(r.result.answer.as_deref(), Some("max_connections is 250."));
     assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
     let note = seen(&r, 2);
@@ -321,13 +307,7 @@ fn a_call_deferred_two_steps_of_other_calls_ago_holds_no_answer() {
         read("c.txt"),
         answer.clone(),
     ];
-    let r = run_task(
-        dir.path(),
-        task,
-        passed_by,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, passed_by);
     assert_eq!(
         r.result.answer.as_deref(),
         Some(answer.as_str()),
@@ -341,7 +321,7 @@ fn a_call_deferred_two_steps_of_other_calls_ago_holds_no_answer() {
     );
     // One step later, the plan still holds the answer once.
     let fresh = vec![sprayed, read("b.txt"), answer.clone(), answer.clone()];
-    let r = run_task(dir.path(), task, fresh, true, RunConfig::new(Profile::Full));
+    let r = run_full(dir.path(), task, fresh);
     assert!(
         r.events.iter().any(|e| matches!(
             e,
@@ -376,13 +356,7 @@ fn an_output_file_with_more_than_the_value_the_task_asks_just_for_is_written_aga
         ),
         "The gateway code is PG-4471.".to_string(),
     ];
-    let r = run_task(
-        dir.path(),
-        task,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("The gateway code is PG-4471.")
@@ -579,13 +553,7 @@ fn an_answer_with_a_placeholder_where_the_value_goes_is_held() {
         "The gateway code is <gateway_code>.".to_string(),
         "The gateway code is PG-4471.".to_string(),
     ];
-    let r = run_task(
-        dir.path(),
-        task,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), task, replies);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("The gateway code is PG-4471.")
@@ -620,13 +588,7 @@ fn a_procedure_whose_readme_names_other_files_still_gets_its_write_held_for() {
         ),
         "Created release/notes.txt.".to_string(),
     ];
-    let r = run_task(
-        dir.path(),
-        RELEASE_TASK,
-        replies,
-        true,
-        RunConfig::new(Profile::Full),
-    );
+    let r = run_full(dir.path(), RELEASE_TASK, replies);
     assert_eq!(
         r.result.answer.as_deref(),
         Some("Created release/notes.txt.")

@@ -475,7 +475,7 @@ fn a_failed_call_runs_again_once_something_changed() {
 fn a_path_taken_for_the_workspace_root_gets_the_call_inside_it() {
     let dir = tempfile::tempdir().unwrap();
     let task = which_file_defines(dir.path());
-    let r = run_task(
+    let r = run_full(
         dir.path(),
         task,
         vec![
@@ -490,8 +490,6 @@ fn a_path_taken_for_the_workspace_root_gets_the_call_inside_it() {
             call("read_file", r#"{"path": "/etc/hosts"}"#),
             "store/accounts.py".into(),
         ],
-        true,
-        RunConfig::new(Profile::Full),
     );
     // What the model saw after each call (the trace's result event is the tool's
     // own output; the loop's additions reach the conversation).
