@@ -9,8 +9,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rein_eval::{
-    arms, drop_torn_tail, finished_runs, load_suite, read_records, run_arm, write_report, Arm,
-    ArmLoader, Baseline, LoadSpec, ModelPlan, Progress, RunRecord, RunSettings, Task,
+    arms, drop_torn_tail, finished_runs, generate, load_suite, read_records, run_arm, write_report,
+    Arm, ArmLoader, Baseline, LoadSpec, ModelPlan, Progress, RunRecord, RunSettings, Task,
 };
 use rein_models::{file_sha256, GgufInfo, ModelCache};
 use rein_tools::SandboxMode;
@@ -57,9 +57,14 @@ pub enum EvalCommand {
 /// The settings of an experiment.
 #[derive(Args)]
 pub struct EvalRunArgs {
-    /// Suites to run, comma-separated (directories under --evals-dir).
+    /// Suites to run, comma-separated (directories under --evals-dir, or `gen`: tasks
+    /// generated from --seeds).
     #[arg(long)]
     pub suite: Option<String>,
+    /// The seeds of `--suite gen`, `A..B` (B excluded) or `A..=B`: one task per seed.
+    /// Seeds below 10000 are for development; report figures from a range above.
+    #[arg(long)]
+    pub seeds: Option<String>,
     /// The model: a name, a .gguf path, or hf:owner/repo/file.gguf.
     #[arg(long, short, default_value = "small")]
     pub model: String,
@@ -156,7 +161,13 @@ fn report(results: &Path, out: Option<PathBuf>, recheck: Option<&Path>) -> anyho
         let mut suites = std::collections::BTreeMap::new();
         for record in &mut records {
             if !suites.contains_key(&record.suite) {
-                suites.insert(record.suite.clone(), load_suite(evals_dir, &record.suite)?);
+                // Generated tasks live beside the results they were run for.
+                let dir = if record.suite == generate::SUITE {
+                    base.join("tasks")
+                } else {
+                    evals_dir.to_path_buf()
+                };
+                suites.insert(record.suite.clone(), load_suite(&dir, &record.suite)?);
             }
             let task = suites[&record.suite]
                 .iter()
@@ -202,11 +213,25 @@ fn list(evals_dir: &Path) -> anyhow::Result<()> {
             println!("  {:<40} {}", task.id, task.spec.tags.join(", "));
         }
     }
+    let families = generate::families();
+    println!(
+        "{} (generated from --seeds: {} families; seeds below {} for development)",
+        generate::SUITE,
+        families.len(),
+        generate::FIRST_TEST_SEED
+    );
+    for family in families {
+        println!(
+            "  {:<40} {}, {} phrasings",
+            family.name, family.kind, family.phrasings
+        );
+    }
     Ok(())
 }
 
-/// The tasks of the chosen suites, after --limit and --tasks.
-fn select_tasks(args: &EvalRunArgs) -> anyhow::Result<Vec<Task>> {
+/// The tasks of the chosen suites, after --limit and --tasks; generated tasks are
+/// written under `out/tasks/gen/`.
+fn select_tasks(args: &EvalRunArgs, out: &Path) -> anyhow::Result<Vec<Task>> {
     let suites = args
         .suite
         .as_deref()
@@ -224,7 +249,11 @@ fn select_tasks(args: &EvalRunArgs) -> anyhow::Result<Vec<Task>> {
     });
     let mut tasks = Vec::new();
     for suite in suites.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let mut of_suite = load_suite(&args.evals_dir, suite)?;
+        let mut of_suite = if suite == generate::SUITE {
+            generated_tasks(args, out)?
+        } else {
+            load_suite(&args.evals_dir, suite)?
+        };
         if let Some(wanted) = &wanted {
             of_suite.retain(|t| wanted.contains(t.id.as_str()));
         }
@@ -240,6 +269,20 @@ fn select_tasks(args: &EvalRunArgs) -> anyhow::Result<Vec<Task>> {
     }
     anyhow::ensure!(!tasks.is_empty(), "no tasks selected");
     Ok(tasks)
+}
+
+/// The tasks of `--seeds`, written under `out/tasks/gen/` (the same seed writes the
+/// same task, so a resumed experiment finds its tasks again).
+fn generated_tasks(args: &EvalRunArgs, out: &Path) -> anyhow::Result<Vec<Task>> {
+    let seeds = args.seeds.as_deref().context(
+        "--suite gen needs --seeds A..B (seeds below 10000 are for development, e.g. --seeds 0..48)",
+    )?;
+    let seeds = generate::parse_seeds(seeds).map_err(anyhow::Error::msg)?;
+    let server = args.evals_dir.join("../tests/mcp-servers/generated.mjs");
+    let env = generate::GenEnv {
+        mcp_server: server.canonicalize().unwrap_or(server),
+    };
+    Ok(generate::write_suite(&out.join("tasks"), seeds, &env)?)
 }
 
 /// What every arm shares unless `--ab` varies it.
@@ -267,6 +310,9 @@ fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
         "sandbox": args.sandbox.as_str(),
         "rein_version": env!("CARGO_PKG_VERSION"),
     });
+    if let Some(seeds) = &args.seeds {
+        identity["seeds"] = json!(seeds);
+    }
     if !args.mcp.is_empty() {
         identity["mcp"] = json!(args.mcp);
         identity["mcp_disclosure"] = json!(format!("{:?}", args.mcp_disclosure).to_lowercase());
@@ -385,7 +431,7 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .context("--out DIR is required (results.jsonl, report and plots go there)")?;
-    let tasks = select_tasks(&args)?;
+    let tasks = select_tasks(&args, &out)?;
     let arms = arms(&baseline(&args), args.ab.as_deref())?;
     // Every arm's model is found (and pulled) before the first run.
     let plans: Vec<ModelPlan> = arms

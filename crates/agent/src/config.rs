@@ -75,6 +75,13 @@ pub struct RunConfig {
     /// one line the task's quoted terms pick, changed by the model on a context of its
     /// own (`full`; see `focused_edit`).
     pub focused_edit: bool,
+    /// Tool results carry what the next step needs: a search hit's enclosing line,
+    /// what a glob left out, the lines a whole-file write removed (`full`; see
+    /// `ToolLimits::result_context`).
+    pub result_context: bool,
+    /// Every reply under `auto` is decoded from its first token as the family's calls
+    /// or an answer that opens no call (see `AutoGrammar::CallOrAnswer`).
+    pub call_or_answer: bool,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -113,11 +120,13 @@ impl RunConfig {
             no_blank: false,
             focused_answer: profile == Profile::Full,
             focused_edit: profile == Profile::Full,
+            result_context: profile == Profile::Full,
+            call_or_answer: false,
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 18] = [
+    pub const SETTINGS: [&'static str; 20] = [
         "describe",
         "temperature",
         "top_p",
@@ -136,6 +145,8 @@ impl RunConfig {
         "no_blank",
         "focused_answer",
         "focused_edit",
+        "result_context",
+        "call_or_answer",
     ];
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
@@ -185,6 +196,8 @@ impl RunConfig {
             "no_blank" => self.no_blank = switch()?,
             "focused_answer" => self.focused_answer = switch()?,
             "focused_edit" => self.focused_edit = switch()?,
+            "result_context" => self.result_context = switch()?,
+            "call_or_answer" => self.call_or_answer = switch()?,
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -233,6 +246,8 @@ impl RunConfig {
             "no_blank": self.no_blank,
             "focused_answer": self.focused_answer,
             "focused_edit": self.focused_edit,
+            "result_context": self.result_context,
+            "call_or_answer": self.call_or_answer,
         })
     }
 }

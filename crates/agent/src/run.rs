@@ -91,10 +91,11 @@ impl<B: Backend> Agent<B> {
     /// An agent over the tools of `registry` that can run in `workspace`.
     pub fn new(
         backend: B,
-        workspace: Workspace,
+        mut workspace: Workspace,
         registry: &Registry,
         config: RunConfig,
     ) -> Result<Self, AgentError> {
+        workspace.set_result_context(config.result_context);
         let registry = registry.available(&workspace);
         let strategy = config.profile.strategy();
         // Deferred tools stay out of the prompt until a search result reveals them.
@@ -498,6 +499,9 @@ impl<B: Backend> Agent<B> {
                 && self.config.parallel_calls
                 && self.strategy.guards_answers(),
             wrapper_grammar: self.config.wrapper_grammar,
+            // Not on a retry of a reply that wrote calls in another format, whose
+            // repair reads them; an answer-only turn is prose already.
+            call_or_answer: self.config.call_or_answer && !run.answer_only,
             // An answer-only turn may not open with a call (the small models write
             // their last call again as bare JSON).
             prose: run.answer_only,

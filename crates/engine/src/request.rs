@@ -55,6 +55,8 @@ pub struct TurnRequest {
     pub call_example: bool,
     /// Decode calls in the model's own wrappers under the tool grammar too.
     pub wrapper_grammar: bool,
+    /// Decode an `auto` turn from its first token as calls or an answer.
+    pub call_or_answer: bool,
     /// How the reply is read.
     pub read: ReadMode,
     /// Sampling.
@@ -85,6 +87,7 @@ impl TurnRequest {
             response: None,
             call_example: false,
             wrapper_grammar: true,
+            call_or_answer: false,
             prose: false,
             read: ReadMode::TEXT,
             sampling: Sampling::default(),
@@ -107,6 +110,7 @@ impl TurnRequest {
             response: self.response.as_ref(),
             call_example: self.call_example,
             wrapper_grammar: self.wrapper_grammar,
+            call_or_answer: self.call_or_answer,
             prose: self.prose,
             stop: &self.stop,
         }

@@ -5,6 +5,7 @@
 
 mod declared;
 mod experiment;
+pub mod generate;
 mod grade;
 mod plot;
 mod record;

@@ -3,13 +3,13 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::task::Task;
 use crate::EvalError;
 
 /// One setup step of `task.toml` (`[[setup]]` with a `kind`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SetupStep {
     /// A named pipe (FIFO) nobody writes to: reading it blocks forever.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::grade::GraderSpec;
@@ -55,7 +55,7 @@ impl Task {
 }
 
 /// The contents of `task.toml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TaskSpec {
     /// What the agent is asked to do.
@@ -77,7 +77,7 @@ pub struct TaskSpec {
 }
 
 /// The limits of one run of a task.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Budget {
     /// Most model turns (retries count).
@@ -102,7 +102,7 @@ impl Default for Budget {
 }
 
 /// The tools of a task: the built-in ones and tools declared by the task itself.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ToolsSpec {
     /// Offer rein's built-in file and shell tools.
@@ -125,7 +125,7 @@ impl Default for ToolsSpec {
 }
 
 /// A tool declared by a task: its schema and what it returns.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeclaredToolSpec {
     /// The tool's name.
@@ -144,7 +144,7 @@ pub struct DeclaredToolSpec {
 }
 
 /// A declared tool's reply to calls with particular arguments.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResultCase {
     /// The arguments this case answers (a subset of the call's).

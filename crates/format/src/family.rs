@@ -118,17 +118,16 @@ impl Family {
         choice: &ToolChoice,
         parallel: bool,
     ) -> Option<Grammar> {
-        self.call_grammar_with(tools, choice, parallel, true)
+        self.call_grammar_with(tools, choice, parallel, AutoGrammar::LazyWithWrappers)
     }
 
-    /// [`Self::call_grammar`], with the grammar for calls in the model's own wrappers
-    /// (fences, `<tools>`, bare JSON: Hermes under `auto`) on or off.
+    /// [`Self::call_grammar`], with the way an `auto` turn is constrained chosen.
     pub fn call_grammar_with(
         self,
         tools: &ToolSet,
         choice: &ToolChoice,
         parallel: bool,
-        wrappers: bool,
+        auto: AutoGrammar,
     ) -> Option<Grammar> {
         let mut form = match self {
             Family::Hermes | Family::Generic => hermes::call_form(),
@@ -136,7 +135,8 @@ impl Family {
             Family::Mistral => mistral::call_form(),
             Family::Gemma => gemma::call_form(),
         };
-        form.wrappers &= wrappers;
+        form.wrappers &= auto == AutoGrammar::LazyWithWrappers;
+        form.call_or_answer = auto == AutoGrammar::CallOrAnswer;
         grammar::call_grammar(tools, choice, parallel, &form)
     }
 
@@ -338,4 +338,16 @@ impl FromStr for ToolFormat {
             other => Err(UnknownToolFormat(other.to_string())),
         }
     }
+}
+
+/// How a turn under `auto` is constrained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoGrammar {
+    /// Free text until the family's call marker, then the calls.
+    Lazy,
+    /// [`AutoGrammar::Lazy`], and calls the model writes as JSON in its own wrappers
+    /// (fences, `<tools>`, bare JSON: Hermes) decoded under the tool grammar too.
+    LazyWithWrappers,
+    /// From the first token, either the family's calls or prose that opens no call.
+    CallOrAnswer,
 }

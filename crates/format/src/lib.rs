@@ -18,7 +18,9 @@ mod template;
 mod tools;
 
 pub use family::hermes;
-pub use family::{Family, FamilyStream, ToolFormat, UnknownFamily, UnknownToolFormat, REGISTRY};
+pub use family::{
+    AutoGrammar, Family, FamilyStream, ToolFormat, UnknownFamily, UnknownToolFormat, REGISTRY,
+};
 pub use literal::Literals;
 pub use model_format::ModelFormat;
 pub use prepare::{plan_turn, taught_tools, PreparedTurn, TurnSpec};

@@ -39,6 +39,9 @@ pub struct TurnSpec<'a> {
     pub call_example: bool,
     /// Decode calls the model writes in its own wrappers under the tool grammar too.
     pub wrapper_grammar: bool,
+    /// Decode an `auto` turn from its first token as calls or an answer
+    /// ([`crate::AutoGrammar::CallOrAnswer`]); before `wrapper_grammar`.
+    pub call_or_answer: bool,
     /// The reply must be prose: without another grammar, it is decoded under
     /// [`crate::prose_grammar`] (it may not open with a call wrapper).
     pub prose: bool,
@@ -61,6 +64,7 @@ impl<'a> TurnSpec<'a> {
             response: None,
             call_example: false,
             wrapper_grammar: true,
+            call_or_answer: false,
             prose: false,
             stop: &[],
         }
@@ -172,7 +176,14 @@ fn plan_marked(
     }
     let grammar = match offered {
         Some(set) if turn.constrained => {
-            family.call_grammar_with(set, turn.choice, turn.parallel, turn.wrapper_grammar)
+            let auto = if turn.call_or_answer {
+                crate::AutoGrammar::CallOrAnswer
+            } else if turn.wrapper_grammar {
+                crate::AutoGrammar::LazyWithWrappers
+            } else {
+                crate::AutoGrammar::Lazy
+            };
+            family.call_grammar_with(set, turn.choice, turn.parallel, auto)
         }
         _ => turn
             .response

@@ -6,11 +6,16 @@
 //! call again as bare JSON writes the answer instead.
 
 use rein_protocol::Grammar;
-use rein_schema::gbnf::{ch, chars, group, range, seq, CharacterSetItem, Repeat};
+use rein_schema::gbnf::{ch, chars, group, range, seq, CharacterSetItem, Item, Repeat};
 use rein_schema::{GrammarBuilder, Json};
 
 /// The prose grammar.
 pub fn prose_grammar() -> Grammar {
+    Grammar::strict(GrammarBuilder::new().build(prose_item(), &Json))
+}
+
+/// Prose as one grammar item: a first character that opens no call, then anything.
+pub(crate) fn prose_item() -> Item {
     let mut openers = vec![
         range('A', 'Z'),
         range('a', 'z'),
@@ -25,7 +30,7 @@ pub fn prose_grammar() -> Grammar {
         true,
         Repeat::ZeroOrMore,
     );
-    Grammar::strict(GrammarBuilder::new().build(group(seq([first, rest]), Repeat::One), &Json))
+    group(seq([first, rest]), Repeat::One)
 }
 
 #[cfg(test)]

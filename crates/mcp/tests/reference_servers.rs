@@ -547,3 +547,95 @@ async fn calls_in_flight_when_a_server_dies_start_it_again_only_once() {
     assert_eq!(starts.text, "started 2 times", "{starts:?}");
     hub.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_generated_server_serves_the_tools_of_its_api_file_with_canned_replies() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = workspace(&dir);
+    let api = json!({
+        "name": "api",
+        "tools": [
+            {
+                "name": "find_customer",
+                "description": "Find a customer's id by their email address.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"email": {"type": "string", "description": "the email"}},
+                    "required": ["email"]
+                },
+                "cases": [{"when": {"email": "amara@example.com"}, "result": "customer id CUS-4821"}],
+                "result": "no customer with that email",
+                "read_only": true
+            },
+            {
+                "name": "refund_order",
+                "description": "Refund an order.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "customer_id": {"type": "string"},
+                        "amount": {"type": "number"},
+                        "items": {"type": "integer"},
+                        "notify": {"type": "boolean"},
+                        "speed": {"type": "string", "enum": ["standard", "express"]}
+                    },
+                    "required": ["customer_id", "items"]
+                },
+                "cases": [{"when": {"customer_id": "CUS-4821", "items": 2}, "result": "refunded, confirmation RF-77Q"}],
+                "result": "no such customer"
+            }
+        ]
+    });
+    let file = dir.path().join("api.json");
+    std::fs::write(&file, api.to_string()).unwrap();
+    let config = node_server("api", "generated.mjs", &[file.to_str().unwrap()]);
+    let hub = McpHub::start(vec![config], dir.path()).await;
+    let (started, count, detail) = start_detail(&hub, "api");
+    assert!(started && count == 2, "{count} tools: {detail}");
+
+    let find = tool(&hub, "api__find_customer");
+    assert!(find.read_only());
+    let refund = tool(&hub, "api__refund_order");
+    assert!(!refund.read_only());
+    let schema = refund.spec().function.parameters.unwrap();
+    assert_eq!(schema["properties"]["items"]["type"], "integer", "{schema}");
+    assert!(
+        schema["properties"]["items"].get("minimum").is_none(),
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["notify"]["type"], "boolean",
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["speed"]["enum"],
+        json!(["standard", "express"])
+    );
+    let required = schema["required"].as_array().unwrap();
+    assert!(required.contains(&json!("items")) && !required.contains(&json!("notify")));
+
+    let found = call(find, json!({"email": "amara@example.com"}), &workspace).await;
+    assert!(found.ok, "{found:?}");
+    assert_eq!(found.text, "customer id CUS-4821");
+    let other = call(find, json!({"email": "bruno@example.com"}), &workspace).await;
+    assert_eq!(other.text, "no customer with that email", "{other:?}");
+    // A case matches a subset of the arguments, numbers by value.
+    let refunded = call(
+        refund,
+        json!({"customer_id": "CUS-4821", "items": 2.0, "notify": true}),
+        &workspace,
+    )
+    .await;
+    assert_eq!(
+        refunded.text, "refunded, confirmation RF-77Q",
+        "{refunded:?}"
+    );
+    let by_name = call(
+        refund,
+        json!({"customer_id": "amara@example.com", "items": 2}),
+        &workspace,
+    )
+    .await;
+    assert_eq!(by_name.text, "no such customer", "{by_name:?}");
+    hub.shutdown().await;
+}

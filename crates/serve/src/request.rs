@@ -80,6 +80,7 @@ impl Turn {
             },
             call_example: call_example && self.parallel,
             wrapper_grammar: true,
+            call_or_answer: false,
             prose: false,
             read: if self.offers_tools() {
                 ReadMode::CLIENT

@@ -10,6 +10,7 @@ mod confine;
 mod description_cleanup;
 mod file_kind;
 mod limits;
+mod line_changes;
 mod outcome;
 mod read_memory;
 mod registry;

@@ -28,6 +28,10 @@ pub struct ToolLimits {
     pub outputs_dir: Option<PathBuf>,
     /// How shell commands are confined (default: to the workspace, no network).
     pub sandbox: SandboxMode,
+    /// Results carry what the next step needs (default on): a content search hit's
+    /// enclosing line, what a search's glob left out, the lines a whole-file write
+    /// removed.
+    pub result_context: bool,
 }
 
 impl Default for ToolLimits {
@@ -41,6 +45,7 @@ impl Default for ToolLimits {
             list_entries: 200,
             outputs_dir: None,
             sandbox: SandboxMode::default(),
+            result_context: true,
         }
     }
 }

@@ -83,6 +83,11 @@ impl Workspace {
         &self.limits
     }
 
+    /// Turns [`ToolLimits::result_context`] on or off.
+    pub fn set_result_context(&mut self, on: bool) {
+        self.limits.result_context = on;
+    }
+
     /// Resolves a path a tool was given: relative paths start at the root, and the
     /// result must lie inside the root after symbolic links and `..` are resolved.
     /// Paths that do not exist yet are checked through their longest existing

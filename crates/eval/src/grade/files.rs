@@ -82,6 +82,15 @@ pub fn matches(workspace: &Path, path: &str, pattern: &str) -> Result<String, St
     }
 }
 
+/// Whether nothing exists at `path`.
+pub fn absent(workspace: &Path, path: &str) -> Result<String, String> {
+    if std::fs::symlink_metadata(workspace.join(path)).is_ok() {
+        Err(format!("{path} exists"))
+    } else {
+        Ok(format!("{path} does not exist"))
+    }
+}
+
 /// Whether `path` is byte for byte what `input/` had.
 pub fn unchanged(input: &Path, workspace: &Path, path: &str) -> Result<String, String> {
     let before = std::fs::read(input.join(path)).map_err(|e| format!("input/{path}: {e}"))?;
@@ -139,6 +148,14 @@ mod tests {
         let ws = tree(&[("v.txt", "version = 1.2.3\n")]);
         assert!(matches(ws.path(), "v.txt", r"version = \d+\.\d+\.\d+").is_ok());
         assert!(matches(ws.path(), "v.txt", r"version = 2").is_err());
+    }
+
+    #[test]
+    fn absent_fails_when_a_file_or_directory_is_there() {
+        let ws = tree(&[("dir/f.txt", "x")]);
+        assert!(absent(ws.path(), "g.txt").is_ok());
+        assert!(absent(ws.path(), "dir/f.txt").is_err());
+        assert!(absent(ws.path(), "dir").is_err());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::task::Task;
 
 /// One `[[grade]]` entry of `task.toml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum GraderSpec {
     /// Every file under `expected/` exists in the workspace with the same content
@@ -41,6 +41,11 @@ pub enum GraderSpec {
         path: String,
         /// The expression.
         regex: String,
+    },
+    /// No file or directory exists at the path.
+    FileAbsent {
+        /// Relative to the workspace.
+        path: String,
     },
     /// The file is byte for byte what `input/` had.
     FileUnchanged {
@@ -85,11 +90,14 @@ pub enum GraderSpec {
         /// The tool.
         name: String,
         /// A subset the arguments must contain (numbers compare by value).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         arguments: Option<Value>,
         /// How many matching calls at least.
         #[serde(default = "one")]
         min: u32,
+        /// How many calls of the tool at most, matching or not (none: no limit).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u32>,
     },
     /// A tool never ran (`*`: no tool ran at all).
     ToolNotCalled {
@@ -147,6 +155,7 @@ impl GraderSpec {
             GraderSpec::FileContains { .. } => "file_contains",
             GraderSpec::FileLacks { .. } => "file_lacks",
             GraderSpec::FileMatches { .. } => "file_matches",
+            GraderSpec::FileAbsent { .. } => "file_absent",
             GraderSpec::FileUnchanged { .. } => "file_unchanged",
             GraderSpec::AnswerContains { .. } => "answer_contains",
             GraderSpec::AnswerLacks { .. } => "answer_lacks",
@@ -195,6 +204,7 @@ impl GraderSpec {
             GraderSpec::FileMatches { path, regex } => {
                 files::matches(context.workspace, path, regex)
             }
+            GraderSpec::FileAbsent { path } => files::absent(context.workspace, path),
             GraderSpec::FileUnchanged { path } => {
                 files::unchanged(&context.task.input_dir(), context.workspace, path)
             }
@@ -212,7 +222,8 @@ impl GraderSpec {
                 name,
                 arguments,
                 min,
-            } => trace::tool_called(context.events, name, arguments.as_ref(), *min),
+                max,
+            } => trace::tool_called(context.events, name, arguments.as_ref(), *min, *max),
             GraderSpec::ToolNotCalled { name } => trace::tool_not_called(context.events, name),
             GraderSpec::ParallelCalls { min } => trace::parallel_calls(context.events, *min),
             GraderSpec::MaxTurns { n } => trace::max_turns(context.result.turns, *n),

@@ -25,12 +25,14 @@ pub fn no_tool_errors(events: &[TraceEvent]) -> Result<String, String> {
     }
 }
 
-/// `name` ran at least `min` times with arguments containing `arguments`.
+/// `name` ran at least `min` times with arguments containing `arguments`, and at most
+/// `max` times in all when a most is given.
 pub fn tool_called(
     events: &[TraceEvent],
     name: &str,
     arguments: Option<&Value>,
     min: u32,
+    max: Option<u32>,
 ) -> Result<String, String> {
     let calls: Vec<&Value> = events
         .iter()
@@ -47,6 +49,12 @@ pub fn tool_called(
         .iter()
         .filter(|args| arguments.is_none_or(|want| super::json_subset(want, args)))
         .count() as u32;
+    if let Some(max) = max.filter(|max| calls.len() as u32 > *max) {
+        return Err(format!(
+            "{name} called {} time(s), at most {max} wanted",
+            calls.len()
+        ));
+    }
     if matching >= min {
         return Ok(format!("{name} called {matching} time(s) as wanted"));
     }
@@ -139,10 +147,14 @@ mod tests {
             json!({"city": "Paris", "days": 3}),
             true,
         )];
-        assert!(tool_called(&events, "get_weather", Some(&json!({"days": 3})), 1).is_ok());
-        assert!(tool_called(&events, "get_weather", Some(&json!({"days": "3"})), 1).is_err());
-        assert!(tool_called(&events, "get_weather", None, 2).is_err());
-        assert!(tool_called(&events, "search", None, 1).is_err());
+        assert!(tool_called(&events, "get_weather", Some(&json!({"days": 3})), 1, None).is_ok());
+        assert!(tool_called(&events, "get_weather", Some(&json!({"days": "3"})), 1, None).is_err());
+        assert!(tool_called(&events, "get_weather", None, 2, None).is_err());
+        assert!(tool_called(&events, "search", None, 1, None).is_err());
+        assert!(tool_called(&events, "get_weather", None, 1, Some(1)).is_ok());
+        assert!(tool_called(&events, "get_weather", None, 1, Some(0))
+            .unwrap_err()
+            .contains("at most 0"));
     }
 
     #[test]

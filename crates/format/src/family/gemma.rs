@@ -34,6 +34,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         triggers: vec![regex_escape(CALL_OPEN)],
         values: &ObjectNotation,
         wrappers: false,
+        call_or_answer: false,
     }
 }
 

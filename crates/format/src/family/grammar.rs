@@ -29,6 +29,10 @@ pub(crate) struct CallForm<'a> {
     /// Under `auto`, also decode calls the model writes as JSON in its own wrappers
     /// (fences, `<tools>`, bare at the reply's start) once their opening names a tool.
     pub wrappers: bool,
+    /// Under `auto`, decode the whole reply from its first token as either the
+    /// family's calls or prose that opens no call (no lazy triggers, no wrappers): a
+    /// call can only be written in the template's format.
+    pub call_or_answer: bool,
 }
 
 /// The grammar for `choice` over `tools` in `form`; `None` when unconstrained.
@@ -38,7 +42,8 @@ pub(crate) fn call_grammar(
     parallel: bool,
     form: &CallForm<'_>,
 ) -> Option<Grammar> {
-    let wrappers = form.wrappers && *choice == ToolChoice::Auto;
+    let call_or_answer = form.call_or_answer && *choice == ToolChoice::Auto;
+    let wrappers = form.wrappers && *choice == ToolChoice::Auto && !call_or_answer;
     let offered = tools.offered(choice);
     if offered.is_empty() {
         return None;
@@ -84,10 +89,14 @@ pub(crate) fn call_grammar(
     }
     let calls = builder.rule("calls", seq(calls));
     let mut triggers = match choice {
-        ToolChoice::Auto => form.triggers.clone(),
+        ToolChoice::Auto if !call_or_answer => form.triggers.clone(),
         _ => Vec::new(),
     };
     let root = match wrapped {
+        None if call_or_answer => {
+            let answer = builder.rule("answer", seq([crate::prose::prose_item()]));
+            alt([seq([calls]), seq([answer])])
+        }
         Some(wrapped) => {
             let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
             triggers.extend(wrapper_triggers(&names));

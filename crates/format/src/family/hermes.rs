@@ -76,6 +76,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         triggers: vec![regex_escape(CALL_OPEN)],
         values: &Json,
         wrappers: true,
+        call_or_answer: false,
     }
 }
 
@@ -288,6 +289,39 @@ mod tests {
             .all(|t| t.contains("get_weather|list_files")));
         assert!(auto.gbnf.contains("wrapped ::= "));
         assert!(call_grammar(&t, &ToolChoice::None, true).is_none());
+    }
+
+    #[test]
+    fn call_or_answer_constrains_from_the_first_token() {
+        let t = tools();
+        let grammar = crate::Family::Hermes
+            .call_grammar_with(
+                &t,
+                &ToolChoice::Auto,
+                true,
+                crate::AutoGrammar::CallOrAnswer,
+            )
+            .unwrap();
+        // No trigger: the grammar holds from the first token, calls or an answer.
+        assert!(grammar.lazy_triggers.is_empty());
+        assert!(
+            grammar.gbnf.contains("root ::= (calls | answer)"),
+            "{}",
+            grammar.gbnf
+        );
+        assert!(grammar.gbnf.contains("tool-get-weather"));
+        // No wrapper of the model's own: a call has one spelling, the template's.
+        assert!(!grammar.gbnf.contains("wrapped ::= "), "{}", grammar.gbnf);
+        // Under a forced choice nothing changes: calls only.
+        let required = crate::Family::Hermes
+            .call_grammar_with(
+                &t,
+                &ToolChoice::Required,
+                true,
+                crate::AutoGrammar::CallOrAnswer,
+            )
+            .unwrap();
+        assert!(!required.gbnf.contains("answer"), "{}", required.gbnf);
     }
 
     #[test]

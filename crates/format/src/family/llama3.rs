@@ -37,6 +37,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         ],
         values: &Json,
         wrappers: false,
+        call_or_answer: false,
     }
 }
 

@@ -37,6 +37,7 @@ pub(crate) fn call_form() -> CallForm<'static> {
         triggers: vec![regex_escape(TOOL_CALLS)],
         values: &Json,
         wrappers: false,
+        call_or_answer: false,
     }
 }
 

@@ -3,6 +3,7 @@
 mod binary;
 mod edit_file;
 mod edit_hints;
+mod enclosing;
 mod list_dir;
 mod open_regular;
 mod read_file;

@@ -2,8 +2,10 @@
 
 use serde_json::{json, Value};
 
+use super::enclosing::{FileLines, SHOWN_CHARS as ENCLOSING_CHARS};
 use super::search_engine::{
-    content_matcher, has_files, search_contents, search_names, Hit, NamePattern, Scope, Tally,
+    content_matcher, has_files, left_out_by_glob, search_contents, search_names, Hit, LeftOut,
+    NamePattern, Scope, Tally,
 };
 use super::search_probes::{probe_contents, probe_names, ProbeQuery};
 use super::spec::function_spec;
@@ -152,14 +154,22 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
             Err(error) => return ToolOutcome::failure(glob_error(&query, &error)),
         }
     }
+    // A glob narrows what was searched: the reply says what it left out, so a search
+    // of one file type is not taken for a search of the workspace.
+    let context = workspace.limits().result_context;
+    let glob_scope = match left_out_by_glob(scope).map(|o| o.filter(|_| context)) {
+        Ok(Some(left_out)) => scope_note(scope.glob.unwrap_or_default(), &shown, &left_out),
+        Ok(None) => String::new(),
+        Err(error) => return ToolOutcome::failure(glob_error(&query, &error)),
+    };
     let query = Query {
         glob: scope.glob,
         ..query
     };
     let keep = workspace.limits().search_results.max(1);
     let result = match query.mode {
-        Mode::Content => search_content_mode(workspace, scope, &query, &shown, keep),
-        Mode::Files => search_files_mode(workspace, scope, &query, &shown, keep),
+        Mode::Content => search_content_mode(workspace, scope, &query, &shown, keep, &glob_scope),
+        Mode::Files => search_files_mode(workspace, scope, &query, &shown, keep, &glob_scope),
     };
     let notes = format!("{moved_path}{dropped_glob}");
     match result {
@@ -169,12 +179,15 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
     }
 }
 
+/// Searches contents; `glob_scope` (what a glob left out) goes before the hits when
+/// there are any (with none, the probe searches without the glob).
 fn search_content_mode(
     workspace: &Workspace,
     scope: Scope<'_>,
     query: &Query<'_>,
     shown: &str,
     keep: usize,
+    glob_scope: &str,
 ) -> Result<(String, bool), String> {
     let (regex, note) = match content_matcher(query.pattern, false) {
         Ok(_) => (query.pattern.to_string(), String::new()),
@@ -197,17 +210,22 @@ fn search_content_mode(
         return Ok((format!("{note}{}", probed.text), !probed.found));
     }
     Ok((
-        format!("{note}{}", render(workspace, &tally, Mode::Content, keep)),
+        format!(
+            "{note}{glob_scope}{}",
+            render(workspace, &tally, Mode::Content, keep)
+        ),
         false,
     ))
 }
 
+/// Searches file paths; `glob_scope` as for [`search_content_mode`].
 fn search_files_mode(
     workspace: &Workspace,
     scope: Scope<'_>,
     query: &Query<'_>,
     shown: &str,
     keep: usize,
+    glob_scope: &str,
 ) -> Result<(String, bool), String> {
     let as_regex = NamePattern::Regex(query.pattern.to_string());
     let (pattern, note) = match as_regex.matcher(workspace.root(), false) {
@@ -239,9 +257,54 @@ fn search_files_mode(
         return Ok((format!("{note}{}", probed.text), !probed.found));
     }
     Ok((
-        format!("{note}{}", render(workspace, &tally, Mode::Files, keep)),
+        format!(
+            "{note}{glob_scope}{}",
+            render(workspace, &tally, Mode::Files, keep)
+        ),
         false,
     ))
+}
+
+/// The line saying what a glob left out, or nothing when it left nothing out: "Only
+/// files matching `*.js` were searched in `.`: 2 of 6 files; not searched: 3 .sh
+/// files, 1 .md file."
+fn scope_note(glob: &str, shown: &str, left_out: &LeftOut) -> String {
+    if left_out.by_extension.is_empty() {
+        return String::new();
+    }
+    const KINDS_SHOWN: usize = 6;
+    let mut kinds: Vec<String> = left_out
+        .by_extension
+        .iter()
+        .take(KINDS_SHOWN)
+        .map(|(extension, count)| match extension.as_str() {
+            "" => format!("{count} {} without an extension", files_word(*count)),
+            _ => format!("{count} .{extension} {}", files_word(*count)),
+        })
+        .collect();
+    let more: usize = left_out
+        .by_extension
+        .iter()
+        .skip(KINDS_SHOWN)
+        .map(|(_, n)| n)
+        .sum();
+    if more > 0 {
+        kinds.push(plural(more, "other file"));
+    }
+    format!(
+        "Only files matching `{glob}` were searched in `{shown}`: {} of {}; not searched: {}.\n",
+        left_out.kept,
+        plural(left_out.total, "file"),
+        kinds.join(", ")
+    )
+}
+
+fn files_word(count: usize) -> &'static str {
+    if count == 1 {
+        "file"
+    } else {
+        "files"
+    }
 }
 
 /// The reply for a pattern that could only match across lines.
@@ -288,7 +351,8 @@ fn around_match(hit: &Hit) -> String {
     window_around(text, hit.at, LINE_CHARS)
 }
 
-/// Hits as a search lists them: a count, then one line per hit, and what was left out.
+/// Hits as a search lists them: a count, then one line per hit (a content hit with the
+/// line that encloses it, see [`FileLines::enclosing`]), and what was left out.
 pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usize) -> String {
     let counted = if tally.incomplete {
         format!("at least {}", tally.count)
@@ -306,8 +370,20 @@ pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usi
             if tally.count == 1 { "file" } else { "files" }
         ),
     };
+    let mut file: Option<FileLines> = None;
     for hit in &tally.hits {
         text.push_str(&render_hit(workspace, hit));
+        if mode == Mode::Content && workspace.limits().result_context {
+            if !file.as_ref().is_some_and(|f| f.is_of(&hit.path)) {
+                file = FileLines::read(&hit.path);
+            }
+            if let Some((line, enclosing)) = file.as_ref().and_then(|f| f.enclosing(hit.line)) {
+                text.push_str(&format!(
+                    " (in line {line}: `{}`)",
+                    snippet(&enclosing, ENCLOSING_CHARS)
+                ));
+            }
+        }
         text.push('\n');
     }
     let rest = tally.count.saturating_sub(keep);

@@ -172,6 +172,49 @@ pub(crate) fn has_files(scope: Scope<'_>) -> Result<bool, String> {
     Ok(files(scope)?.next().is_some())
 }
 
+/// The files of `scope` that its glob leaves out: how many files the glob kept, how
+/// many the scope holds without it, and the left-out ones counted by extension (`""`
+/// for none), most first. `None` without a glob.
+pub(crate) fn left_out_by_glob(scope: Scope<'_>) -> Result<Option<LeftOut>, String> {
+    if scope.glob.is_none() {
+        return Ok(None);
+    }
+    let kept: std::collections::BTreeSet<PathBuf> = files(scope)?.collect();
+    let mut by_extension: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut total = 0;
+    for path in files(Scope {
+        glob: None,
+        ..scope
+    })? {
+        total += 1;
+        if !kept.contains(&path) {
+            let extension = path
+                .extension()
+                .map(|e| e.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            *by_extension.entry(extension).or_default() += 1;
+        }
+    }
+    let mut left_out: Vec<(String, usize)> = by_extension.into_iter().collect();
+    left_out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(Some(LeftOut {
+        kept: kept.len(),
+        total,
+        by_extension: left_out,
+    }))
+}
+
+/// What a glob left out of a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    /// Files the glob kept.
+    pub kept: usize,
+    /// Files in scope without the glob.
+    pub total: usize,
+    /// The files it left out, by extension, most first.
+    pub by_extension: Vec<(String, usize)>,
+}
+
 /// Counts lines matching `matcher` up to `max_count`, keeping the first `keep`.
 pub(crate) fn search_contents(
     scope: Scope<'_>,

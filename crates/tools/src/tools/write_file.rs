@@ -10,6 +10,7 @@ use super::spec::function_spec;
 use crate::args::{required_string, write_access};
 use crate::atomic_write::write_atomically;
 use crate::file_kind::{write_refusal, FileKind};
+use crate::line_changes::removed_lines_summary;
 use crate::outcome::{Access, ToolOutcome};
 use crate::similar_files::same_name_files;
 use crate::text::{count_lines, plural};
@@ -120,8 +121,12 @@ fn write(workspace: &Workspace, path: &str, content: &str) -> ToolOutcome {
     let text = match previous {
         Some(previous) => {
             let previous_text = String::from_utf8_lossy(&previous);
+            let lines = removed_lines_summary(&previous_text, content)
+                .filter(|_| workspace.limits().result_context)
+                .map(|summary| format!(": {summary}"))
+                .unwrap_or_default();
             format!(
-                "Replaced `{shown}` ({size}; it had {}, {}).",
+                "Replaced `{shown}` ({size}; it had {}, {}){lines}.",
                 plural(previous.len(), "byte"),
                 plural(count_lines(&previous_text), "line")
             )

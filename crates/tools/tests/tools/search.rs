@@ -78,7 +78,18 @@ fn the_path_and_glob_narrow_the_search() {
     );
     assert_eq!(
         by_glob.text,
-        "1 matching line in 1 file:\nREADME.md:1: # Alpha project"
+        "Only files matching `*.md` were searched in `.`: 1 of 3 files; not searched: 2 .rs files.\n1 matching line in 1 file:\nREADME.md:1: # Alpha project"
+    );
+    // A glob that leaves nothing out says nothing about scope.
+    let all_rust = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "alpha", "path": "src", "glob": "*.rs"}),
+    );
+    assert!(
+        all_rust.text.starts_with("2 matching lines in 2 files:"),
+        "{}",
+        all_rust.text
     );
 }
 
@@ -499,5 +510,33 @@ fn a_glob_no_file_matches_is_left_out_and_said() {
         ),
         "{}",
         hidden.text
+    );
+}
+
+#[test]
+fn a_glob_says_which_file_types_it_left_out() {
+    let (_dir, workspace) = workspace();
+    write(&workspace, "web/app.js", "// TODO: cache the list\n");
+    write(&workspace, "web/util.js", "// TODO: debounce\n");
+    write(&workspace, "deploy.sh", "# TODO: check the exit code\n");
+    write(&workspace, "tools/run.sh", "# TODO: quote paths\n");
+    write(&workspace, "tools/env.sh", "export A=1\n");
+    write(
+        &workspace,
+        "docs/notes.md",
+        "<!-- TODO: add a diagram -->\n",
+    );
+    write(&workspace, "Makefile", "# TODO: a test target\n");
+    let outcome = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "TODO", "glob": "*.js"}),
+    );
+    assert!(
+        outcome.text.starts_with(
+            "Only files matching `*.js` were searched in `.`: 2 of 7 files; not searched: 3 .sh files, 1 file without an extension, 1 .md file.\n2 matching lines in 2 files:\n"
+        ),
+        "{}",
+        outcome.text
     );
 }

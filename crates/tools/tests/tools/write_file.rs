@@ -71,7 +71,7 @@ fn replaces_a_file_atomically_and_says_what_it_had() {
     assert!(outcome.ok);
     assert_eq!(
         outcome.text,
-        "Replaced `a.txt` (11 bytes, 1 line; it had 4 bytes, 1 line)."
+        "Replaced `a.txt` (11 bytes, 1 line; it had 4 bytes, 1 line): its only line is gone (`old`); 1 line added."
     );
     assert_eq!(
         fs::read_to_string(workspace.root().join("a.txt")).unwrap(),
