@@ -1,12 +1,16 @@
 //! The line that encloses a search hit, found by indentation as `git grep -p` finds a
 //! hunk's function: the nearest line above with less indentation (a function, a
 //! class, a config section, a parent key), or for an unindented hit in Markdown the
-//! nearest heading. No language is parsed, so it serves every file type alike.
+//! nearest heading. No language is parsed, so it serves every file type alike. A hit
+//! that is a comment gets none: a comment is the text sought (a marker, a note), not a
+//! line whose meaning depends on its definition.
 
 use std::path::Path;
 
 /// Files larger than this are not read again for context.
 const MAX_BYTES: u64 = 2 * 1024 * 1024;
+/// Enclosing lines shown at most for one hit.
+const MAX_LEVELS: usize = 3;
 /// Characters of the enclosing line shown.
 pub(crate) const SHOWN_CHARS: usize = 80;
 
@@ -35,6 +39,21 @@ impl FileLines {
         self.path == path
     }
 
+    /// The lines that enclose line `line` (1-based), outermost first, at most
+    /// [`MAX_LEVELS`] of them (the innermost): each line's number and its text, trimmed.
+    /// A function, then the block inside it; a section, then a parent key.
+    pub(crate) fn enclosing_chain(&self, line: u64) -> Vec<(u64, String)> {
+        let mut chain = Vec::new();
+        let mut current = line;
+        while let Some((number, text)) = self.enclosing(current) {
+            chain.push((number, text));
+            current = number;
+        }
+        chain.truncate(MAX_LEVELS);
+        chain.reverse();
+        chain
+    }
+
     /// The enclosing line of line `line` (1-based): its number and its text, trimmed.
     pub(crate) fn enclosing(&self, line: u64) -> Option<(u64, String)> {
         let index = usize::try_from(line).ok()?.checked_sub(1)?;
@@ -44,7 +63,7 @@ impl FileLines {
             .extension()
             .is_some_and(|e| e == "md" || e == "markdown");
         let hit_indent = indent(hit);
-        if hit_indent == 0 && !markdown {
+        if (hit_indent == 0 && !markdown) || (!markdown && is_comment(hit.trim_start())) {
             return None;
         }
         let found = self.lines[..index]
@@ -99,7 +118,14 @@ mod tests {
         );
         assert_eq!(py.enclosing(6), Some((5, "if not value:".into())));
         assert_eq!(py.enclosing(5), Some((4, "def parse_user(value):".into())));
+        assert_eq!(
+            py.enclosing_chain(6),
+            vec![(4, "def parse_user(value):".into()), (5, "if not value:".into())]
+        );
         assert_eq!(py.enclosing(1), None);
+        let (_d, todo) = lines("t.py", "def f():\n    # TODO: cache\n    return 1\n");
+        assert_eq!(todo.enclosing(2), None, "a comment is the text sought");
+        assert_eq!(todo.enclosing(3), Some((1, "def f():".into())));
         let (_d, rs) = lines(
             "m.rs",
             "fn other() {\n}\n\npub fn load(v: &str) {\n    if v.is_empty() {\n        return;\n    }\n    // note\n    panic!(\"x\");\n}\n",

@@ -351,8 +351,9 @@ fn around_match(hit: &Hit) -> String {
     window_around(text, hit.at, LINE_CHARS)
 }
 
-/// Hits as a search lists them: a count, then one line per hit (a content hit with the
-/// line that encloses it, see [`FileLines::enclosing`]), and what was left out.
+/// Hits as a search lists them: a count, then one line per hit (a content hit of code
+/// after the line that encloses it, `path-N- text`, see [`FileLines::enclosing`]), and
+/// what was left out.
 pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usize) -> String {
     let counted = if tally.incomplete {
         format!("at least {}", tally.count)
@@ -371,19 +372,35 @@ pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usi
         ),
     };
     let mut file: Option<FileLines> = None;
+    // The enclosing lines already shown for the hits before, in the same file.
+    let mut shown_context: Vec<(std::path::PathBuf, u64)> = Vec::new();
     for hit in &tally.hits {
-        text.push_str(&render_hit(workspace, hit));
         if mode == Mode::Content && workspace.limits().result_context {
             if !file.as_ref().is_some_and(|f| f.is_of(&hit.path)) {
                 file = FileLines::read(&hit.path);
             }
-            if let Some((line, enclosing)) = file.as_ref().and_then(|f| f.enclosing(hit.line)) {
-                text.push_str(&format!(
-                    " (in line {line}: `{}`)",
-                    snippet(&enclosing, ENCLOSING_CHARS)
-                ));
+            // The enclosing lines go before the hit, once for the hits they enclose,
+            // marked as context the way grep marks it (`path-N-`), so a hit line
+            // copied from the result stays the file's line.
+            let chain = file
+                .as_ref()
+                .map(|f| f.enclosing_chain(hit.line))
+                .unwrap_or_default();
+            let mut shown_now = Vec::new();
+            for (line, enclosing) in chain {
+                let key = (hit.path.clone(), line);
+                if !shown_context.contains(&key) {
+                    text.push_str(&format!(
+                        "{}-{line}- {}\n",
+                        workspace.relative(&hit.path),
+                        snippet(&enclosing, ENCLOSING_CHARS)
+                    ));
+                }
+                shown_now.push(key);
             }
+            shown_context = shown_now;
         }
+        text.push_str(&render_hit(workspace, hit));
         text.push('\n');
     }
     let rest = tally.count.saturating_sub(keep);

@@ -302,7 +302,7 @@ fn several_words_that_match_nothing_are_probed_one_at_a_time() {
     );
     assert!(
         names.text.starts_with(
-            "As the word `chart-lib` alone (any case): 1 matching line in 1 file:\ndeps.json:2: \"chart-lib\": \"3.2.1\""
+            "As the word `chart-lib` alone (any case): 1 matching line in 1 file:\ndeps.json-1- {\"web\": {\ndeps.json:2: \"chart-lib\": \"3.2.1\""
         ),
         "{}",
         names.text
@@ -538,5 +538,24 @@ fn a_glob_says_which_file_types_it_left_out() {
         ),
         "{}",
         outcome.text
+    );
+}
+
+#[test]
+fn a_code_hit_comes_after_its_enclosing_line_and_a_comment_hit_alone() {
+    let (_dir, workspace) = workspace();
+    write(
+        &workspace,
+        "app/users.py",
+        "import re\n\n\ndef parse_user(value):\n    # TODO: accept ids with dashes\n    if not value:\n        raise ValueError(\"invalid user id\")\n    return value\n",
+    );
+    let outcome = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "invalid user id|TODO"}),
+    );
+    assert_eq!(
+        outcome.text,
+        "2 matching lines in 1 file:\napp/users.py:5: # TODO: accept ids with dashes\napp/users.py-4- def parse_user(value):\napp/users.py-6- if not value:\napp/users.py:7: raise ValueError(\"invalid user id\")"
     );
 }
