@@ -143,7 +143,11 @@ pub fn parse_seeds(text: &str) -> Result<Range<u64>, String> {
     };
     let low: u64 = low.trim().parse().map_err(|_| bad())?;
     let high: u64 = high.trim().parse().map_err(|_| bad())?;
-    let end = if inclusive { high + 1 } else { high };
+    let end = if inclusive {
+        high.checked_add(1).ok_or_else(bad)?
+    } else {
+        high
+    };
     if end <= low {
         return Err(format!("--seeds: `{text}` is empty"));
     }

@@ -250,15 +250,41 @@ pub fn answer_has(text: &str) -> GraderSpec {
 /// period and spaces around it (case-insensitive).
 pub fn answer_is(value: &str) -> GraderSpec {
     GraderSpec::AnswerMatches {
-        regex: format!(r#"(?i)^[\s`"'*]*{}[\s`"'*.]*$"#, regex::escape(value)),
+        regex: format!(r#"(?i)^[\s`"'*]*(?:{})[\s`"'*.]*$"#, spellings(value)),
     }
 }
 
-/// The answer holds the number `n` as a whole number (not inside another number).
+/// The answer holds the number `n` as a whole number (not inside another number, not
+/// followed by decimals), written plainly or with thousands separators.
 pub fn answer_number(n: i64) -> GraderSpec {
     GraderSpec::AnswerMatches {
-        regex: format!(r"(?:^|[^\d.\-])(?:{n})(?:[^\d]|\.(?:\D|$)|$)"),
+        regex: format!(
+            r"(?:^|[^\d.,\-])(?:{})(?:[^\d.,]|[.,](?:\D|$)|$)",
+            spellings(&n.to_string())
+        ),
     }
+}
+
+/// `value` as a regex; a whole number of four or more digits also with thousands
+/// separators (`12,288`, `12 288`).
+fn spellings(value: &str) -> String {
+    let plain = regex::escape(value);
+    let digits = value.trim_start_matches('-');
+    if digits.len() < 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return plain;
+    }
+    let sign = &value[..value.len() - digits.len()];
+    let head = digits.len() % 3;
+    let mut groups: Vec<&str> = Vec::new();
+    if head > 0 {
+        groups.push(&digits[..head]);
+    }
+    groups.extend(
+        digits.as_bytes()[head..]
+            .chunks(3)
+            .filter_map(|chunk| std::str::from_utf8(chunk).ok()),
+    );
+    format!("{plain}|{}{}", regex::escape(sign), groups.join("[, ]"))
 }
 
 /// The answer holds `word` as a whole word (case-insensitive): a name among names.
@@ -315,4 +341,36 @@ pub fn python_check(script: &str) -> GraderSpec {
 /// `text` quoted for `sh`.
 pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(grader: &GraderSpec, answer: &str) -> bool {
+        match grader {
+            GraderSpec::AnswerMatches { regex } => {
+                regex::Regex::new(regex).unwrap().is_match(answer)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn numbers_match_whole_with_or_without_separators() {
+        let n = answer_number(12288);
+        assert!(matches(&n, "It is 12288 bytes."));
+        assert!(matches(&n, "It is 12,288 bytes."));
+        assert!(!matches(&n, "It is 112288."));
+        assert!(!matches(&n, "It is 12288.5."));
+        let small = answer_number(45);
+        assert!(matches(&small, "45"));
+        assert!(matches(&small, "There are 45."));
+        assert!(!matches(&small, "45.5"));
+        assert!(!matches(&small, "1,045"));
+        let bare = answer_is("2400");
+        assert!(matches(&bare, "2,400"));
+        assert!(matches(&bare, "`2400`."));
+        assert!(!matches(&bare, "The total is 2400."));
+    }
 }

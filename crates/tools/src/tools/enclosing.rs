@@ -120,7 +120,10 @@ mod tests {
         assert_eq!(py.enclosing(5), Some((4, "def parse_user(value):".into())));
         assert_eq!(
             py.enclosing_chain(6),
-            vec![(4, "def parse_user(value):".into()), (5, "if not value:".into())]
+            vec![
+                (4, "def parse_user(value):".into()),
+                (5, "if not value:".into())
+            ]
         );
         assert_eq!(py.enclosing(1), None);
         let (_d, todo) = lines("t.py", "def f():\n    # TODO: cache\n    return 1\n");

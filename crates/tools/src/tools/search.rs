@@ -352,8 +352,8 @@ fn around_match(hit: &Hit) -> String {
 }
 
 /// Hits as a search lists them: a count, then one line per hit (a content hit of code
-/// after the line that encloses it, `path-N- text`, see [`FileLines::enclosing`]), and
-/// what was left out.
+/// followed by the lines that enclose it, `↳ inside line N: …`, see
+/// [`FileLines::enclosing`]), and what was left out.
 pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usize) -> String {
     let counted = if tally.incomplete {
         format!("at least {}", tally.count)
@@ -372,36 +372,46 @@ pub(crate) fn render(workspace: &Workspace, tally: &Tally, mode: Mode, keep: usi
         ),
     };
     let mut file: Option<FileLines> = None;
-    // The enclosing lines already shown for the hits before, in the same file.
+    // The enclosing lines shown for the hit before, in the same file.
     let mut shown_context: Vec<(std::path::PathBuf, u64)> = Vec::new();
     for hit in &tally.hits {
-        if mode == Mode::Content && workspace.limits().result_context {
-            if !file.as_ref().is_some_and(|f| f.is_of(&hit.path)) {
-                file = FileLines::read(&hit.path);
-            }
-            // The enclosing lines go before the hit, once for the hits they enclose,
-            // marked as context the way grep marks it (`path-N-`), so a hit line
-            // copied from the result stays the file's line.
-            let chain = file
-                .as_ref()
-                .map(|f| f.enclosing_chain(hit.line))
-                .unwrap_or_default();
-            let mut shown_now = Vec::new();
-            for (line, enclosing) in chain {
-                let key = (hit.path.clone(), line);
-                if !shown_context.contains(&key) {
-                    text.push_str(&format!(
-                        "{}-{line}- {}\n",
-                        workspace.relative(&hit.path),
-                        snippet(&enclosing, ENCLOSING_CHARS)
-                    ));
-                }
-                shown_now.push(key);
-            }
-            shown_context = shown_now;
-        }
         text.push_str(&render_hit(workspace, hit));
         text.push('\n');
+        if mode != Mode::Content || !workspace.limits().result_context {
+            continue;
+        }
+        if !file.as_ref().is_some_and(|f| f.is_of(&hit.path)) {
+            file = FileLines::read(&hit.path);
+        }
+        // The lines that enclose the hit follow it on a line of their own that reads
+        // as no path (a hit copied from the result stays the file's line), left out
+        // when the hit before had the same ones or they are hits themselves.
+        let chain: Vec<(u64, String)> = file
+            .as_ref()
+            .map(|f| f.enclosing_chain(hit.line))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(line, _)| {
+                !tally
+                    .hits
+                    .iter()
+                    .any(|other| other.path == hit.path && other.line == *line)
+            })
+            .collect();
+        let keys: Vec<(std::path::PathBuf, u64)> = chain
+            .iter()
+            .map(|(line, _)| (hit.path.clone(), *line))
+            .collect();
+        if !chain.is_empty() && keys != shown_context {
+            let inside: Vec<String> = chain
+                .iter()
+                .map(|(line, enclosing)| {
+                    format!("line {line}: {}", snippet(enclosing, ENCLOSING_CHARS))
+                })
+                .collect();
+            text.push_str(&format!("    ↳ inside {}\n", inside.join(" › ")));
+        }
+        shown_context = keys;
     }
     let rest = tally.count.saturating_sub(keep);
     if rest > 0 {

@@ -302,7 +302,7 @@ fn several_words_that_match_nothing_are_probed_one_at_a_time() {
     );
     assert!(
         names.text.starts_with(
-            "As the word `chart-lib` alone (any case): 1 matching line in 1 file:\ndeps.json-1- {\"web\": {\ndeps.json:2: \"chart-lib\": \"3.2.1\""
+            "As the word `chart-lib` alone (any case): 1 matching line in 1 file:\ndeps.json:2: \"chart-lib\": \"3.2.1\"\n    ↳ inside line 1: {\"web\": {"
         ),
         "{}",
         names.text
@@ -542,7 +542,7 @@ fn a_glob_says_which_file_types_it_left_out() {
 }
 
 #[test]
-fn a_code_hit_comes_after_its_enclosing_line_and_a_comment_hit_alone() {
+fn a_code_hit_is_followed_by_its_enclosing_lines_and_a_comment_hit_stands_alone() {
     let (_dir, workspace) = workspace();
     write(
         &workspace,
@@ -556,6 +556,21 @@ fn a_code_hit_comes_after_its_enclosing_line_and_a_comment_hit_alone() {
     );
     assert_eq!(
         outcome.text,
-        "2 matching lines in 1 file:\napp/users.py:5: # TODO: accept ids with dashes\napp/users.py-4- def parse_user(value):\napp/users.py-6- if not value:\napp/users.py:7: raise ValueError(\"invalid user id\")"
+        "2 matching lines in 1 file:\napp/users.py:5: # TODO: accept ids with dashes\napp/users.py:7: raise ValueError(\"invalid user id\")\n    ↳ inside line 4: def parse_user(value): › line 6: if not value:"
+    );
+}
+
+#[test]
+fn enclosing_lines_are_said_once_for_neighbouring_hits_and_never_when_they_are_hits() {
+    let (_dir, workspace) = workspace();
+    write(
+        &workspace,
+        "lib/batch.js",
+        "function compute_batch(value) {\n  const a = compute(value);\n  const b = compute(a);\n  return b;\n}\n",
+    );
+    let outcome = call(&Search, &workspace, json!({"pattern": "compute"}));
+    assert_eq!(
+        outcome.text,
+        "3 matching lines in 1 file:\nlib/batch.js:1: function compute_batch(value) {\nlib/batch.js:2: const a = compute(value);\nlib/batch.js:3: const b = compute(a);"
     );
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::generate::words::{self, answer_has, answer_is};
+use crate::generate::words::{self, answer_is, answer_number};
 use crate::generate::{Family, GenTask, Outcome, Rng};
 
 /// The families of this file.
@@ -256,7 +256,7 @@ fn config_value(rng: &mut Rng, phrasing: usize) -> GenTask {
         grade: vec![if bare {
             answer_is(&value_text)
         } else {
-            answer_has(&value_text)
+            answer_number(value)
         }],
         solution: Outcome::answer(if bare {
             value_text.clone()

@@ -45,7 +45,7 @@ pub(super) fn count_log_lines(rng: &mut Rng, phrasing: usize) -> GenTask {
         "retrying",
         "slow response",
         "connection reset",
-        "cache miss",
+        "cold start",
         "job done",
     ];
     // Lines until the wanted count differs from the level's and the component's totals.

@@ -35,11 +35,12 @@ pub(super) const FAMILIES: &[Family] = &[
 ];
 
 /// An answer saying that something is not there.
-const NEGATION: &str = r"(?i)\b(?:not|no|doesn.t|does not|cannot|can.t|couldn.t|missing|unable|isn.t|absent|nonexistent|non-existent)\b";
+/// A bare "no" or "not" is not enough: "`port` is 4521 — no other file sets it" says no
+/// such thing.
+const NEGATION: &str = r"(?i)\b(?:not (?:exist|there|found|present|in|defined)|doesn.t (?:exist|have|contain|define)|does not (?:exist|have|contain|define)|no such|(?:has|have|holds) no|there is no|there.s no|isn.t (?:there|in|defined)|is not (?:there|in|defined)|cannot find|can.t find|couldn.t find|could not find|did not find|didn.t find|missing|unable to find|absent|nonexistent|non-existent)\b";
 
 /// An answer saying that the change is already made.
-const ALREADY: &str =
-    r"(?i)already|no changes?\b|nothing (?:to|needed)|unchanged|no need|is set to|left as is";
+const ALREADY: &str = r"(?i)already|no changes?\b|nothing (?:to|needed|was changed)|unchanged|untouched|no need|is set to|left (?:it )?as is|didn.t change|did not change|no (?:edit|modification)s? (?:was |were )?needed";
 
 /// A flat configuration format.
 #[derive(Clone, Copy, PartialEq)]
@@ -195,7 +196,9 @@ fn missing_target(rng: &mut Rng, phrasing: usize) -> GenTask {
     let (ask, guard, target, mistake, answer) = match rng.below(4) {
         // A file that is not there, beside a near miss of its name.
         0 | 1 => {
-            let read = rng.chance(40);
+            // Only a read: asked to change a file whose name is one letter off an
+            // existing one, editing that one is a defensible reading.
+            let read = true;
             let (asked, near, flat) = match rng.below(5) {
                 0 => (
                     format!("{dir}{noun}.yml"),

@@ -94,7 +94,7 @@ fn question(rng: &mut Rng) -> Question {
                 ("Which Unix command prints the current working directory?", "pwd"),
                 ("Which git subcommand makes a local copy of a remote repository for the first time?", "clone"),
                 ("What does the J in JSON stand for?", "JavaScript"),
-                ("Which file extension is conventional for Markdown files?", "md"),
+                ("Which file extension, without the dot, is conventional for Markdown files?", "md"),
                 ("Which keyword declares a constant binding in JavaScript?", "const"),
             ]);
             word(ask, w)
