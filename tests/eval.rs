@@ -250,3 +250,83 @@ fn kv_cache_types_run_as_arms() {
     }
     assert_report(&out, 3);
 }
+
+#[test]
+fn generated_tasks_run_from_seeds_and_resume_to_the_same_tasks() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
+    tiny_model();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gen");
+    let out_arg = out.display().to_string();
+    let evals = evals_dir();
+    let without_seeds = rein(&[
+        "eval", "--suite", "gen", "--model", "tiny", "--out", &out_arg,
+    ]);
+    assert!(!without_seeds.status.success());
+    assert!(
+        stderr(&without_seeds).contains("--suite gen needs --seeds"),
+        "{}",
+        stderr(&without_seeds)
+    );
+    // Seeds 27 and 28: a declared-tool family and an MCP family (its server started).
+    let args = [
+        "eval",
+        "--suite",
+        "gen",
+        "--seeds",
+        "27..29",
+        "--model",
+        "tiny",
+        "--reps",
+        "1",
+        "--out",
+        &out_arg,
+        "--evals-dir",
+        &evals,
+    ];
+    let first = rein(&args);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let records = lines(&out.join("results.jsonl"));
+    let tasks: Vec<&str> = records
+        .iter()
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(tasks.len(), 2, "{records:?}");
+    assert!(tasks.contains(&"00027-answer-after-result"), "{tasks:?}");
+    assert!(
+        tasks.contains(&"00028-mcp-lookup-among-decoys"),
+        "{tasks:?}"
+    );
+    assert!(
+        records
+            .iter()
+            .all(|r| r["suite"] == "gen" && r["error"].is_null()),
+        "{records:?}"
+    );
+    let task_dir = out.join("tasks/gen/00028-mcp-lookup-among-decoys");
+    assert!(task_dir.join("task.toml").is_file());
+    assert!(task_dir.join("api.json").is_file());
+    // The MCP family's trace shows its server started with the generated tools.
+    let trace = std::fs::read_to_string(
+        out.join(
+            records
+                .iter()
+                .find(|r| r["task"] == "00028-mcp-lookup-among-decoys")
+                .unwrap()["trace"]
+                .as_str()
+                .unwrap(),
+        ),
+    )
+    .unwrap();
+    assert!(
+        trace.contains("\"started\":true"),
+        "{}",
+        &trace[..trace.len().min(600)]
+    );
+    // Again: the same tasks are written, every run is found done, nothing runs twice.
+    let again = rein(&args);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(lines(&out.join("results.jsonl")).len(), 2);
+    assert!(out.join("report.md").is_file());
+}

@@ -46,11 +46,16 @@ pub enum EvalCommand {
         #[arg(long, default_value = "evals")]
         evals_dir: PathBuf,
     },
-    /// List the suites and their tasks, checking every task file.
+    /// List the suites and their tasks, checking every task file, and the generated
+    /// families.
     List {
         /// The directory of suites.
         #[arg(long, default_value = "evals")]
         evals_dir: PathBuf,
+        /// Also print each generated family's six phrasings, as development seeds
+        /// (`family index + 30 × phrasing`) word them.
+        #[arg(long)]
+        phrasings: bool,
     },
 }
 
@@ -148,7 +153,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             recheck_calls,
             evals_dir,
         }) => report(&results, out, recheck_calls.then_some(evals_dir.as_path())),
-        Some(EvalCommand::List { evals_dir }) => list(&evals_dir),
+        Some(EvalCommand::List {
+            evals_dir,
+            phrasings,
+        }) => list(&evals_dir, phrasings),
         None => experiment(args.run),
     }
 }
@@ -199,7 +207,7 @@ fn report(results: &Path, out: Option<PathBuf>, recheck: Option<&Path>) -> anyho
     Ok(())
 }
 
-fn list(evals_dir: &Path) -> anyhow::Result<()> {
+fn list(evals_dir: &Path, phrasings: bool) -> anyhow::Result<()> {
     let suites = rein_eval::list_suites(evals_dir);
     anyhow::ensure!(
         !suites.is_empty(),
@@ -220,11 +228,19 @@ fn list(evals_dir: &Path) -> anyhow::Result<()> {
         families.len(),
         generate::FIRST_TEST_SEED
     );
-    for family in families {
+    let count = families.len() as u64;
+    for (index, family) in families.iter().enumerate() {
         println!(
             "  {:<40} {}, {} phrasings",
             family.name, family.kind, family.phrasings
         );
+        if phrasings {
+            for phrasing in 0..family.phrasings as u64 {
+                let seed = index as u64 + count * phrasing;
+                let (_, _, task) = generate::generate(seed);
+                println!("    seed {seed}: {}", task.prompt.replace('\n', " / "));
+            }
+        }
     }
     Ok(())
 }

@@ -63,7 +63,7 @@ impl FileLines {
             .extension()
             .is_some_and(|e| e == "md" || e == "markdown");
         let hit_indent = indent(hit);
-        if (hit_indent == 0 && !markdown) || (!markdown && is_comment(hit.trim_start())) {
+        if !markdown && (hit_indent == 0 || is_comment(hit.trim_start())) {
             return None;
         }
         let found = self.lines[..index]
