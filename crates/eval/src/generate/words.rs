@@ -209,6 +209,23 @@ impl Lang {
     }
 }
 
+/// `k` numbers in `low..=high` of which none is written inside another (so a grader
+/// looking for one never finds it inside another).
+pub fn distinct_numbers(rng: &mut Rng, k: usize, low: i64, high: i64) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    while out.len() < k {
+        let n = rng.range(low, high);
+        let text = n.to_string();
+        if out
+            .iter()
+            .all(|o| !o.to_string().contains(&text) && !text.contains(&o.to_string()))
+        {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// `snake_case` joined from two words.
 pub fn snake(a: &str, b: &str) -> String {
     format!("{a}_{b}")

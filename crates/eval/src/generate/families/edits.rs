@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::generate::words::{self, python_check};
+use crate::generate::words::{self, distinct_numbers, python_check};
 use crate::generate::{Family, GenTask, Outcome, Rng};
 use crate::grade::GraderSpec;
 
@@ -57,22 +57,6 @@ pub(super) const FAMILIES: &[Family] = &[
         build: address::replace_everywhere,
     },
 ];
-
-/// `k` numbers in `low..=high` of which none is written inside another.
-fn distinct_numbers(rng: &mut Rng, k: usize, low: i64, high: i64) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    while out.len() < k {
-        let n = rng.range(low, high);
-        let text = n.to_string();
-        if out
-            .iter()
-            .all(|o| !o.to_string().contains(&text) && !text.contains(&o.to_string()))
-        {
-            out.push(n);
-        }
-    }
-    out
-}
 
 /// `value` as a Python literal (a JSON text read by `json.loads`).
 fn py_json(value: &Value) -> String {

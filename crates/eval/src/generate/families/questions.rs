@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::generate::words::{self, answer_is, answer_number};
+use crate::generate::words::{self, answer_is, answer_number, distinct_numbers};
 use crate::generate::{Family, GenTask, Outcome, Rng};
 
 /// The families of this file.
@@ -137,22 +137,6 @@ impl Format {
                 .collect(),
         }
     }
-}
-
-/// `k` numbers in `low..=high` of which none is written inside another.
-pub(super) fn distinct_numbers(rng: &mut Rng, k: usize, low: i64, high: i64) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    while out.len() < k {
-        let n = rng.range(low, high);
-        let text = n.to_string();
-        if out
-            .iter()
-            .all(|o| !o.to_string().contains(&text) && !text.contains(&o.to_string()))
-        {
-            out.push(n);
-        }
-    }
-    out
 }
 
 fn config_value(rng: &mut Rng, phrasing: usize) -> GenTask {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::questions::distinct_numbers;
+use crate::generate::words::distinct_numbers;
 use crate::generate::words::{self, answer_has, answer_is, answer_number, answer_word};
 use crate::generate::{GenTask, Outcome, Rng};
 

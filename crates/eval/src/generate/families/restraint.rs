@@ -5,7 +5,7 @@ mod plain;
 
 use std::collections::BTreeMap;
 
-use crate::generate::words::{self, absent, unchanged};
+use crate::generate::words::{self, absent, distinct_numbers, unchanged};
 use crate::generate::{Family, GenTask, Outcome, Rng};
 use crate::grade::GraderSpec;
 
@@ -97,22 +97,6 @@ impl Flat {
             _ => body,
         }
     }
-}
-
-/// `k` numbers in `low..=high` of which none is written inside another.
-fn distinct_numbers(rng: &mut Rng, k: usize, low: i64, high: i64) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    while out.len() < k {
-        let n = rng.range(low, high);
-        let text = n.to_string();
-        if out
-            .iter()
-            .all(|o| !o.to_string().contains(&text) && !text.contains(&o.to_string()))
-        {
-            out.push(n);
-        }
-    }
-    out
 }
 
 /// The prompt of phrasing `phrasing` around an imperative clause ("set `x` to 3 in

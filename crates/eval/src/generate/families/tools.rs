@@ -152,21 +152,6 @@ pub(super) fn plain(value: &Value) -> String {
     }
 }
 
-/// `k` numbers in `low..=high` of which none is written inside another.
-pub(super) fn distinct_numbers(rng: &mut Rng, k: usize, low: i64, high: i64) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    while out.len() < k {
-        let text = rng.range(low, high).to_string();
-        if out
-            .iter()
-            .all(|o| !o.to_string().contains(&text) && !text.contains(&o.to_string()))
-        {
-            out.push(text.parse().unwrap_or_default());
-        }
-    }
-    out
-}
-
 /// A field of a nested object argument.
 #[derive(Clone, Copy)]
 enum Field {

@@ -6,10 +6,10 @@
 use serde_json::{json, Map, Value};
 
 use super::tools::{
-    and_list, article, called, capital, declared, distinct_numbers, fillers, not_called,
-    object_schema, simple_schema, Args, BUDGET,
+    and_list, article, called, capital, declared, fillers, not_called, object_schema,
+    simple_schema, Args, BUDGET,
 };
-use crate::generate::words::{self, answer_has, answer_is, answer_number};
+use crate::generate::words::{self, answer_has, answer_is, answer_number, distinct_numbers};
 use crate::generate::{Family, GenTask, Outcome, Rng};
 use crate::grade::GraderSpec;
 use crate::task::{DeclaredToolSpec, ResultCase};
