@@ -99,13 +99,19 @@ impl Flat {
     }
 }
 
+/// `text` with its first letter in upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// The prompt of phrasing `phrasing` around an imperative clause ("set `x` to 3 in
 /// `a.toml`"); `guard` is the restraint family's own caution, said in one phrasing.
 fn wrap(phrasing: usize, ask: &str, guard: &str) -> String {
-    let mut cap = ask.to_string();
-    if let Some(first) = cap.get(0..1) {
-        cap = first.to_uppercase() + &cap[1..];
-    }
+    let cap = capitalized(ask);
     match phrasing {
         0 => format!("{cap}."),
         1 => format!(
@@ -124,10 +130,7 @@ fn wrap(phrasing: usize, ask: &str, guard: &str) -> String {
 /// The prompt of an already-applied task of phrasing `phrasing` around an imperative
 /// clause; `guard` is said in one phrasing.
 fn wrap_already(phrasing: usize, ask: &str, guard: &str) -> String {
-    let mut cap = ask.to_string();
-    if let Some(first) = cap.get(0..1) {
-        cap = first.to_uppercase() + &cap[1..];
-    }
+    let cap = capitalized(ask);
     match phrasing {
         0 => format!("{cap}."),
         1 => format!(
