@@ -11,6 +11,7 @@ use crate::guards::{
 use crate::named_files::meant_file;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
+use crate::rules::{fired, Rule};
 use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
 use crate::state::RunState;
 use crate::supported::unsupported_value;
@@ -42,15 +43,23 @@ impl<B: Backend> Agent<B> {
             },
             false => text,
         };
-        let text = self.with_real_path(run, text, events);
         // No tool fits: a reply about the tools ("No tool fits.", "No tool can run.")
         // or a copy of the note is not the answer the question wants; asked once more,
         // as an answer.
         if run.from_knowledge
             && self.strategy.guards_answers()
+            && self.config.rules.on(Rule::TalksAboutTools)
             && (talks_about_tools(&text) || echoes_the_note(run, &text))
             && run.holds.allow(&Held::NotAnAnswer(NotAnswer::EchoesNote))
         {
+            let turn = run.turns;
+            fired(
+                &mut run.memory.fired,
+                events,
+                turn,
+                Rule::TalksAboutTools,
+                &text,
+            );
             run.answer_only = true;
             let note = format!(
                 "That was not an answer: it talks about the tools, and no tool is needed here. Answer the question itself, from what you know, in one or two sentences: {}",
@@ -58,7 +67,10 @@ impl<B: Backend> Agent<B> {
             );
             return self.retry_not_an_answer(run, &text, note, events);
         }
-        let held = match self.strategy.guards_answers() && echoes_the_note(run, &text) {
+        let echoes = self.strategy.guards_answers()
+            && self.config.rules.on(Rule::NotAnAnswer)
+            && echoes_the_note(run, &text);
+        let held = match echoes {
             true => Some(Held::NotAnAnswer(NotAnswer::EchoesNote)),
             // No tool fits: the answer is the model's own ("12 × 12 = 144 … the final
             // answer is:"), however it is worded.
@@ -71,6 +83,9 @@ impl<B: Backend> Agent<B> {
         if !run.holds.allow(&held) {
             return Flow::Stop((StopReason::Answered, Some(after_check(run, text)), None));
         }
+        let turn = run.turns;
+        let detail = format!("{}: {}", held.kind(), first_line(&text));
+        fired(&mut run.memory.fired, events, turn, held.rule(), &detail);
         if let Held::NotAnAnswer(why) = &held {
             // Steps explained to the user after a step that worked are most often
             // the answer not given yet: the latest result is shown like a narrated one.
@@ -180,7 +195,7 @@ impl<B: Backend> Agent<B> {
                     }
                     // The answer itself, from what was written or found: decoded as
                     // one.
-                    Held::StoredInstead(..) | Held::NoPath(..) => {
+                    Held::StoredInstead(..) | Held::NoPath(..) | Held::NearMissPath(..) => {
                         run.answer_only = true;
                         (FailureClass::NotAnAnswer, RetryMode::Same)
                     }
@@ -263,34 +278,12 @@ impl<B: Backend> Agent<B> {
                         Held::Unsupported(..)
                             | Held::WrongPick(_)
                             | Held::NoPath(..)
+                            | Held::NearMissPath(..)
                             | Held::StoredInstead(..)
                     );
                 self.retry(run, class, &detail, Some(note), mode, events)
             }
         }
-    }
-
-    /// `text`, or, for a which-file question (`full`), with the path it writes in
-    /// place of the one file of the workspace that path misses only by case or a
-    /// leading dot (the 0.5B model wrote `config/service.env` for
-    /// `.config/service.env` three times in a run, told each time). Traced.
-    fn with_real_path(&self, run: &RunState, text: String, events: &mut dyn EventSink) -> String {
-        let root = self.executor.workspace.root();
-        if !self.strategy.guards_answers()
-            || !crate::path_answer::asks_for_a_path(run.task())
-            || crate::path_answer::names_a_file(&text, root)
-        {
-            return text;
-        }
-        let Some((said, path)) = crate::path_answer::near_miss(&text, root) else {
-            return text;
-        };
-        events.emit(&RunEvent::AnswerPathCorrected {
-            turn: run.turns,
-            said: said.clone(),
-            path: path.clone(),
-        });
-        crate::path_answer::with_path(&text, &said, &path)
     }
 
     /// The same request again with `note`, for a reply `text` that is not an answer.
@@ -427,6 +420,8 @@ impl<B: Backend> Agent<B> {
         if !self.strategy.guards_answers() {
             return None;
         }
+        // A hold applies when its rule is on and its cap has room.
+        let room = |held: &Held| self.config.rules.on(held.rule()) && run.holds.has_room(held);
         if self.config.answer_guards {
             // A call the reader could not take, or a result the model wrote itself,
             // comes before the missing output file: that hold is spent once, and a
@@ -455,13 +450,14 @@ impl<B: Backend> Agent<B> {
                 });
             if let Some(call_shaped) = why.clone().filter(NotAnswer::is_call_shaped) {
                 let held = Held::NotAnAnswer(call_shaped);
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
             // The missing output file next: its note says exactly what to do next.
             if let Some(file) = &run.memory.output_file {
                 if run.holds.missing_output == 0
+                    && self.config.rules.on(Rule::MissingOutput)
                     && missing_output(self.executor.workspace.root(), file)
                 {
                     return Some(Held::MissingOutput(file.clone()));
@@ -470,7 +466,7 @@ impl<B: Backend> Agent<B> {
             // The output file written with more than the value the task asks it to
             // hold alone, while the answer names that value.
             if let Some(held) = self.more_than_the_value(run, text) {
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
@@ -481,7 +477,7 @@ impl<B: Backend> Agent<B> {
                 &self.executor.workspace,
             ) {
                 let held = Held::ProcedureOutput(output);
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
@@ -490,7 +486,7 @@ impl<B: Backend> Agent<B> {
                 crate::task_steps::untaken_step(run.task(), &self.tool_names, &run.memory)
             {
                 let held = Held::StepNotTaken(step);
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
@@ -501,7 +497,7 @@ impl<B: Backend> Agent<B> {
                 if content_hash(&self.executor.workspace, file) == Some(*hash) {
                     if let Some(edit) = self.described_edit(file, text) {
                         let held = Held::DescribedEdit(file.clone(), edit);
-                        if run.holds.has_room(&held) {
+                        if room(&held) {
                             return Some(held);
                         }
                     }
@@ -510,29 +506,26 @@ impl<B: Backend> Agent<B> {
             // A hold whose cap is spent gives way to the next one that applies.
             if let Some(why) = why {
                 let held = Held::NotAnAnswer(why);
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
             if let Some((file, hash)) = &run.memory.file_to_change {
                 if content_hash(&self.executor.workspace, file) == Some(*hash) {
                     let held = Held::Unchanged(file.clone());
-                    if run.holds.has_room(&held) {
+                    if room(&held) {
                         return Some(held);
                     }
                     // Held once more when the answer says which line to change.
                     if let Some(edit) = self.described_edit(file, text) {
                         let held = Held::DescribedEdit(file.clone(), edit);
-                        if run.holds.has_room(&held) {
+                        if room(&held) {
                             return Some(held);
                         }
                     }
                 }
             }
-            if run.memory.expects_write
-                && run.memory.changes == 0
-                && run.holds.has_room(&Held::NothingWritten)
-            {
+            if run.memory.expects_write && run.memory.changes == 0 && room(&Held::NothingWritten) {
                 return Some(Held::NothingWritten);
             }
             if let Some(held) = self.not_looked(run, text) {
@@ -540,14 +533,14 @@ impl<B: Backend> Agent<B> {
             }
             if run.memory.expects_change
                 && run.memory.changes_made == 0
-                && run.holds.has_room(&Held::NothingChanged)
+                && room(&Held::NothingChanged)
             {
                 return Some(Held::NothingChanged);
             }
             let results = run.results();
             if let Some(pick) = crate::extreme_pick::wrong_pick(run.task(), &results, text) {
                 let held = Held::WrongPick(pick);
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
@@ -559,7 +552,7 @@ impl<B: Backend> Agent<B> {
             let planned = Held::PlannedCalls(run.memory.planned.clone());
             if !run.memory.planned.is_empty()
                 && run.focused.is_none()
-                && run.holds.has_room(&planned)
+                && room(&planned)
                 && !self.quotes_latest_result(run, text)
             {
                 return Some(planned);
@@ -568,7 +561,7 @@ impl<B: Backend> Agent<B> {
                 crate::stored_answer::stored_instead(text, run.task(), &run.memory)
             {
                 let held = Held::StoredInstead(path, content);
-                if run.holds.has_room(&held) {
+                if room(&held) {
                     return Some(held);
                 }
             }
@@ -579,7 +572,7 @@ impl<B: Backend> Agent<B> {
                 if let Some(value) = unsupported_value(text, &run.history, root) {
                     let meant = crate::supported::longer_path_named(&value, &run.history);
                     let held = Held::Unsupported(value, meant);
-                    if run.holds.has_room(&held) {
+                    if room(&held) {
                         return Some(held);
                     }
                 }
@@ -590,19 +583,29 @@ impl<B: Backend> Agent<B> {
             if crate::path_answer::asks_for_a_path(run.task())
                 && !crate::path_answer::names_a_file(text, root)
             {
+                // A path that misses one file only by case or a leading dot: the
+                // answer is the model's to give again, told which file exists.
+                if let Some((said, path)) = crate::path_answer::near_miss(text, root) {
+                    let held = Held::NearMissPath(said, path);
+                    if room(&held) {
+                        return Some(held);
+                    }
+                }
                 if let Some((tool, result)) =
                     crate::path_answer::result_naming_a_file(&run.history, root)
                 {
                     let held = Held::NoPath(tool, result);
-                    if run.holds.has_room(&held) {
+                    if room(&held) {
                         return Some(held);
                     }
                 }
             }
         }
         let unverified = &run.memory.unverified_edits;
-        (self.config.verification_guard && !unverified.is_empty())
-            .then(|| Held::Unverified(unverified.iter().cloned().collect()))
+        (self.config.verification_guard
+            && self.config.rules.on(Rule::Unverified)
+            && !unverified.is_empty())
+        .then(|| Held::Unverified(unverified.iter().cloned().collect()))
     }
 }
 

@@ -31,7 +31,7 @@ impl<B: Backend> Agent<B> {
                 Held::NotLooked(None)
             }
         };
-        run.holds.has_room(&held).then_some(held)
+        (self.config.rules.on(held.rule()) && run.holds.has_room(&held)).then_some(held)
     }
 
     /// The sentences that send a model to the path the task names, with the call that

@@ -20,6 +20,7 @@ use crate::guesses::{guessed_identifier, guessed_note};
 use crate::namesake_writes::namesake_write_note;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
+use crate::rules::{fired, Rule};
 use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
 use crate::state::RunState;
 use crate::tool_commands::tool_as_command_note;
@@ -39,14 +40,26 @@ impl<B: Backend> Agent<B> {
         let mut shown_files = Vec::new();
         let mut refused_paths = Vec::new();
         let mut pick_refused = false;
-        let guesses: Vec<Option<CallOutcome>> = ready
+        let rules = &self.config.rules;
+        let guesses: Vec<Option<(Rule, CallOutcome)>> = ready
             .iter()
             .map(|call| {
                 if !self.strategy.guards_answers() {
                     return None;
                 }
-                if let Some(value) = guessed_identifier(call, &run.history, root) {
-                    return Some(CallOutcome::guessed(guessed_note(&call.name, &value)));
+                // A value the tool's own schema spells out (an enum member, a default,
+                // an example) is a choice the model was shown, not a guess.
+                let schema = self
+                    .tools
+                    .get(&call.name)
+                    .and_then(|tool| tool.spec.function.parameters.as_ref())
+                    .map(|schema| schema.to_string())
+                    .unwrap_or_default();
+                if rules.on(Rule::GuessedIdentifier) {
+                    if let Some(value) = guessed_identifier(call, &run.history, &schema, root) {
+                        let outcome = CallOutcome::guessed(guessed_note(&call.name, &value));
+                        return Some((Rule::GuessedIdentifier, outcome));
+                    }
                 }
                 let read_call = |path: &str| {
                     self.info
@@ -54,14 +67,25 @@ impl<B: Backend> Agent<B> {
                         .call_text(READ_TOOL, &serde_json::json!({ "path": path }))
                 };
                 let workspace = &self.executor.workspace;
-                let refused = copied_request_note(call, &run.history, root)
-                    .or_else(|| copied_note_note(call))
+                let copied = || {
+                    copied_request_note(call, &run.history, root).or_else(|| copied_note_note(call))
+                };
+                let refused = rules
+                    .on(Rule::CopiedRequest)
+                    .then(copied)
+                    .flatten()
+                    .map(|note| (Rule::CopiedRequest, CallOutcome::failed(note)))
                     .or_else(|| {
-                        tool_as_command_note(call, &self.tool_names, |name, arguments| {
-                            self.info.family.call_text(name, arguments)
-                        })
-                    })
-                    .map(CallOutcome::failed);
+                        rules
+                            .on(Rule::ToolAsCommand)
+                            .then(|| {
+                                tool_as_command_note(call, &self.tool_names, |name, arguments| {
+                                    self.info.family.call_text(name, arguments)
+                                })
+                            })
+                            .flatten()
+                            .map(|note| (Rule::ToolAsCommand, CallOutcome::failed(note)))
+                    });
                 if refused.is_some() {
                     return refused;
                 }
@@ -70,7 +94,11 @@ impl<B: Backend> Agent<B> {
                 // Several calls of one tool in a reply go over the items (the status
                 // of every order): no pick is made there.
                 let alone = ready.iter().filter(|other| other.name == call.name).count() == 1;
-                if alone && !run.memory.pick_refused && !pick_refused {
+                if alone
+                    && !run.memory.pick_refused
+                    && !pick_refused
+                    && rules.on(Rule::WrongPickCall)
+                {
                     let results = run.results();
                     if let Some((pick, fixed)) =
                         wrong_pick_in_call(run.task(), &results, &call.arguments)
@@ -78,22 +106,44 @@ impl<B: Backend> Agent<B> {
                         pick_refused = true;
                         let fixed_call = fixed
                             .map(|arguments| self.info.family.call_text(&call.name, &arguments));
-                        return Some(CallOutcome::until_step(wrong_pick_call_note(
-                            &pick, fixed_call,
-                        )));
+                        let note = wrong_pick_call_note(&pick, fixed_call);
+                        return Some((Rule::WrongPickCall, CallOutcome::until_step(note)));
                     }
                 }
-                let namesakes = || {
+                let mut namesakes = || {
+                    if !rules.on(Rule::NamesakeWrite) {
+                        return None;
+                    }
                     let refusal = self.namesake_write(run, call)?;
                     shown_files.extend(refusal.shown);
                     refused_paths.push(refusal.path);
-                    Some(CallOutcome::until_step(refusal.note))
+                    Some((Rule::NamesakeWrite, CallOutcome::until_step(refusal.note)))
                 };
-                refused.or_else(namesakes).or_else(|| {
-                    unread_overwrite_note(call, workspace, &run.memory.seen_files, read_call)
-                        .map(CallOutcome::until_step)
+                namesakes().or_else(|| {
+                    rules
+                        .on(Rule::UnreadOverwrite)
+                        .then(|| {
+                            unread_overwrite_note(
+                                call,
+                                workspace,
+                                &run.memory.seen_files,
+                                read_call,
+                            )
+                        })
+                        .flatten()
+                        .map(|note| (Rule::UnreadOverwrite, CallOutcome::until_step(note)))
                 })
             })
+            .collect();
+        for (call, refusal) in ready.iter().zip(&guesses) {
+            if let Some((rule, outcome)) = refusal {
+                let detail = format!("{}: {}", call.name, first_line(&outcome.text));
+                fired(&mut run.memory.fired, events, run.turns, *rule, &detail);
+            }
+        }
+        let guesses: Vec<Option<CallOutcome>> = guesses
+            .into_iter()
+            .map(|refusal| refusal.map(|(_, outcome)| outcome))
             .collect();
         // The namesakes a refusal showed whole may be written over; the refused new
         // file is written when asked again.
@@ -136,8 +186,17 @@ impl<B: Backend> Agent<B> {
                 outcome.unwrap_or_else(|| CallOutcome::failed("internal error: not run".into())),
             );
         }
-        if self.strategy.guards_answers() {
-            note_batch_dependencies(ready, &mut outcomes);
+        if self.strategy.guards_answers() && self.config.rules.on(Rule::BatchDependency) {
+            for noted in note_batch_dependencies(ready, &mut outcomes) {
+                let detail = format!("{}: needs a result of the same reply", ready[noted].name);
+                fired(
+                    &mut run.memory.fired,
+                    events,
+                    run.turns,
+                    Rule::BatchDependency,
+                    &detail,
+                );
+            }
         }
         outcomes
     }
@@ -192,11 +251,17 @@ impl<B: Backend> Agent<B> {
         let first_calls = run.tool_calls == 0
             && (held_before == 0 || again)
             && self.strategy.guards_answers()
-            && self.config.grounding_check;
+            && self.config.grounding_check
+            && self.config.rules.on(Rule::UngroundedFirstCall)
+            && (!again || self.config.rules.on(Rule::NoToolFits));
         if !first_calls || ready.is_empty() {
             return None;
         }
-        let request = run.task().to_string();
+        // The request and the commands the system prompt said the workspace's
+        // manifests imply (`cargo test` for "Run the tests"): values the model was
+        // given.
+        let commands = crate::facts::likely_commands(&run.facts);
+        let request = format!("{}\n{}", run.task(), commands.join("\n"));
         let root = self.executor.workspace.root();
         let mut held = Vec::with_capacity(ready.len());
         for call in ready {
@@ -210,6 +275,11 @@ impl<B: Backend> Agent<B> {
         }
         let first = &ready[0];
         let detail = format!("{}: {}", first.name, held[0].join(", "));
+        let rule = match again {
+            true => Rule::NoToolFits,
+            false => Rule::UngroundedFirstCall,
+        };
+        fired(&mut run.memory.fired, events, run.turns, rule, &detail);
         let note = match again {
             true => {
                 // The retry is decoded as the answer, from what the model knows.
@@ -233,7 +303,9 @@ impl<B: Backend> Agent<B> {
 /// A call that failed after another tool's call in the same reply succeeded may have
 /// needed that result (`get_ci_status` with `sha: "latest"` next to the `get_branch`
 /// that gives the sha): its result says so.
-fn note_batch_dependencies(ready: &[ReadyCall], outcomes: &mut [CallOutcome]) {
+/// The indexes of the calls noted so.
+fn note_batch_dependencies(ready: &[ReadyCall], outcomes: &mut [CallOutcome]) -> Vec<usize> {
+    let mut noted = Vec::new();
     for index in 1..ready.len().min(outcomes.len()) {
         let outcome = &outcomes[index];
         if outcome.ok || outcome.repeated || outcome.guessed || outcome.timed_out {
@@ -249,6 +321,13 @@ fn note_batch_dependencies(ready: &[ReadyCall], outcomes: &mut [CallOutcome]) {
             outcomes[index].text.push_str(&format!(
                 "\n(This call was made in the same reply as `{tool}`, before its result existed. If it needs a value from that result, call it again with that value.)"
             ));
+            noted.push(index);
         }
     }
+    noted
+}
+
+/// The first line of a refusal, for the trace.
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
 }

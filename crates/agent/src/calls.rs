@@ -11,6 +11,7 @@ use crate::execute::CallOutcome;
 use crate::named_files::meant_file;
 use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
+use crate::rules::{fired, Rule};
 use crate::run::{Agent, Flow, FINISH_TOOL, READ_TOOL};
 use crate::state::RunState;
 use crate::stepwise::{
@@ -35,18 +36,33 @@ impl<B: Backend> Agent<B> {
         for call in calls {
             run.call_ids += 1;
             let validated = validate(call, run.call_ids, run.turns, &self.tool_names, events)
-                .and_then(|call| match self.strategy.explains_rejections() {
-                    true => refuse_copied_result(call, &run.history),
-                    false => Ok(call),
+                .and_then(|call| {
+                    match self.strategy.explains_rejections()
+                        && self.config.rules.on(Rule::CopiedResult)
+                    {
+                        true => refuse_copied_result(call, &run.history),
+                        false => Ok(call),
+                    }
                 });
             match validated {
                 Ok(mut call) => {
-                    if self.strategy.guards_answers() {
+                    if self.strategy.guards_answers() && self.config.rules.on(Rule::RequestQuotes) {
                         self.restore_request_quotes(run, &mut call, events);
                     }
                     ready.push(call)
                 }
                 Err(rejection) => {
+                    if rejection.copies_result {
+                        let turn = run.turns;
+                        let detail = rejection.detail.clone();
+                        fired(
+                            &mut run.memory.fired,
+                            events,
+                            turn,
+                            Rule::CopiedResult,
+                            &detail,
+                        );
+                    }
                     // Profiles that explain failures say what to fix; others retry blindly.
                     let mut note = rejection.note;
                     if rejection.shows_result {
@@ -178,16 +194,31 @@ impl<B: Backend> Agent<B> {
             }
         }
         if self.strategy.guards_answers() {
+            let rules = self.config.rules.clone();
             let mut routed = Vec::new();
             for (call, outcome) in ready.iter().zip(outcomes.iter_mut()) {
-                self.name_the_meant_file(run, call, outcome);
                 let before = outcome.text.len();
-                routed.extend(self.route_to_server_tool(call, outcome));
-                if outcome.text.len() == before {
+                if rules.on(Rule::MeantFile) {
+                    self.name_the_meant_file(run, call, outcome);
+                    noted(run, events, Rule::MeantFile, call, outcome, before);
+                }
+                let before = outcome.text.len();
+                if rules.on(Rule::ServerRoute) {
+                    routed.extend(self.route_to_server_tool(call, outcome));
+                    noted(run, events, Rule::ServerRoute, call, outcome, before);
+                }
+                if outcome.text.len() == before && rules.on(Rule::InsidePath) {
                     self.path_inside_note(run.task(), call, outcome);
+                    noted(run, events, Rule::InsidePath, call, outcome, before);
                 }
             }
-            self.task_command_note(run, &ready, &mut outcomes);
+            if rules.on(Rule::TaskCommand) {
+                let before: Vec<usize> = outcomes.iter().map(|o| o.text.len()).collect();
+                self.task_command_note(run, &ready, &mut outcomes);
+                for ((call, outcome), before) in ready.iter().zip(&outcomes).zip(before) {
+                    noted(run, events, Rule::TaskCommand, call, outcome, before);
+                }
+            }
             self.focused_edit_note(run, &ready, &mut outcomes, events)
                 .await;
             if let (Err(error), Some(last)) = (self.reveal(&routed), outcomes.last_mut()) {
@@ -259,7 +290,10 @@ impl<B: Backend> Agent<B> {
             .last()
             .filter(|outcome| !outcome.ok && !outcome.repeated_success)
             .map(|outcome| failure_line(&outcome.text));
-        if run.answer_only && self.strategy.guards_answers() && answer_now::lookup_run(&run.memory)
+        if run.answer_only
+            && self.strategy.guards_answers()
+            && self.config.rules.on(Rule::AnswerFromResults)
+            && answer_now::lookup_run(&run.memory)
         {
             // The next reply answers: in a lookup run it gets the request and every
             // result so far (the small model answered "Dallas, TX: 78.5 °C" with the
@@ -269,12 +303,22 @@ impl<B: Backend> Agent<B> {
                 last.text.push_str("\n\n");
                 last.text
                     .push_str(&answer_now::answer_from_results(run.task(), &results));
+                let detail = format!("{} results shown with the last", results.len());
+                let turn = run.turns;
+                fired(
+                    &mut run.memory.fired,
+                    events,
+                    turn,
+                    Rule::AnswerFromResults,
+                    &detail,
+                );
             }
         }
         // A value not found, where an earlier result gave another under the
         // argument's name: the result ends with that value's call.
-        if self.strategy.guards_answers() {
-            let earlier = run.results();
+        if self.strategy.guards_answers() && self.config.rules.on(Rule::NotFound) {
+            let earlier: Vec<String> = run.results().into_iter().map(String::from).collect();
+            let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
             for (call, outcome) in ready.iter().zip(outcomes.iter_mut()) {
                 let note = crate::not_found::not_found_note(
                     call,
@@ -283,7 +327,9 @@ impl<B: Backend> Agent<B> {
                     |name, args| self.info.family.call_text(name, args),
                 );
                 if let Some(note) = note {
+                    let before = outcome.text.len();
                     outcome.text.push_str(&note);
+                    noted(run, events, Rule::NotFound, call, outcome, before);
                 }
             }
         }
@@ -330,7 +376,10 @@ impl<B: Backend> Agent<B> {
         ready: &[ReadyCall],
         events: &mut dyn EventSink,
     ) -> Option<Flow> {
-        if !self.strategy.guards_answers() || !answer_now::lookup_run(&run.memory) {
+        if !self.strategy.guards_answers()
+            || !self.config.rules.on(Rule::RepeatLedAnswer)
+            || !answer_now::lookup_run(&run.memory)
+        {
             return None;
         }
         let repeat = answer_now::opening_repeat(ready, &run.memory, run.task())?;
@@ -347,6 +396,14 @@ impl<B: Backend> Agent<B> {
             ready.len() - 1
         );
         run.answer_only = true;
+        let turn = run.turns;
+        fired(
+            &mut run.memory.fired,
+            events,
+            turn,
+            Rule::RepeatLedAnswer,
+            &detail,
+        );
         Some(self.retry(
             run,
             FailureClass::Repetition,
@@ -401,7 +458,23 @@ fn refuse_copied_result(
                 "Your call of `{}` was not run: `{key}` is `{text}`, the result of an earlier call, not text to write. What that call did is done. If the task is finished, reply with a short final answer."
             , call.name),
             shows_result: false,
+            copies_result: true,
         }),
+    }
+}
+
+/// Records `rule` as fired when it added to `outcome`'s text (longer than `before`).
+fn noted(
+    run: &mut RunState,
+    events: &mut dyn EventSink,
+    rule: Rule,
+    call: &ReadyCall,
+    outcome: &CallOutcome,
+    before: usize,
+) {
+    if let Some(note) = outcome.text.get(before..).filter(|note| !note.is_empty()) {
+        let detail = format!("{}: {}", call.name, note.trim());
+        fired(&mut run.memory.fired, events, run.turns, rule, &detail);
     }
 }
 
@@ -472,12 +545,20 @@ impl<B: Backend> Agent<B> {
     /// other quote characters (see `quoted_copies`), telling `events`.
     fn restore_request_quotes(
         &self,
-        run: &RunState,
+        run: &mut RunState,
         call: &mut ReadyCall,
         events: &mut dyn EventSink,
     ) {
         let from = call.arguments.clone();
         if crate::quoted_copies::restore_request_quotes(&mut call.arguments, run.task()) {
+            let turn = run.turns;
+            fired(
+                &mut run.memory.fired,
+                events,
+                turn,
+                Rule::RequestQuotes,
+                &call.name,
+            );
             events.emit(&RunEvent::Coerced {
                 turn: run.turns,
                 tool: call.name.clone(),

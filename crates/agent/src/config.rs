@@ -6,6 +6,7 @@ use rein_format::{DescriptionStyle, ToolFormat};
 use serde_json::{json, Value};
 
 use crate::profile::Profile;
+use crate::rules::{Rule, RuleSwitches};
 
 /// How a run is driven and bounded.
 #[derive(Debug, Clone)]
@@ -82,6 +83,9 @@ pub struct RunConfig {
     /// Every reply under `auto` is decoded from its first token as the family's calls
     /// or an answer that opens no call (see `AutoGrammar::CallOrAnswer`).
     pub call_or_answer: bool,
+    /// The loop's rules, each on unless switched off (`rule.NAME=off`, `rules=off`;
+    /// see `rules`). They act under `full` only.
+    pub rules: RuleSwitches,
 }
 
 /// A setting `RunConfig::set` does not know, or a value it cannot take.
@@ -122,11 +126,12 @@ impl RunConfig {
             focused_edit: profile == Profile::Full,
             result_context: profile == Profile::Full,
             call_or_answer: false,
+            rules: RuleSwitches::default(),
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 20] = [
+    pub const SETTINGS: [&'static str; 22] = [
         "describe",
         "temperature",
         "top_p",
@@ -147,7 +152,17 @@ impl RunConfig {
         "focused_edit",
         "result_context",
         "call_or_answer",
+        "rules",
+        "rule.NAME",
     ];
+
+    /// Whether `key` names a setting [`Self::set`] takes (`rule.NAME` for any rule).
+    pub fn takes(key: &str) -> bool {
+        Self::SETTINGS.contains(&key)
+            || key
+                .strip_prefix("rule.")
+                .is_some_and(|name| Rule::named(name).is_some())
+    }
 
     /// Changes one setting by name (`describe=compact`, `temperature=0`,
     /// `call_example=off`, ...).
@@ -198,6 +213,18 @@ impl RunConfig {
             "focused_edit" => self.focused_edit = switch()?,
             "result_context" => self.result_context = switch()?,
             "call_or_answer" => self.call_or_answer = switch()?,
+            "rules" => self.rules.set_all(switch()?),
+            _ if key.starts_with("rule.") => {
+                let name = &key["rule.".len()..];
+                let rule = Rule::named(name).ok_or_else(|| {
+                    let names: Vec<&str> = Rule::ALL.iter().map(|rule| rule.name()).collect();
+                    SettingError(format!(
+                        "unknown rule `{name}` (rules: {})",
+                        names.join(", ")
+                    ))
+                })?;
+                self.rules.set(rule, switch()?);
+            }
             "reply_tokens" => {
                 self.reply_tokens = value
                     .parse::<u32>()
@@ -248,6 +275,7 @@ impl RunConfig {
             "focused_edit": self.focused_edit,
             "result_context": self.result_context,
             "call_or_answer": self.call_or_answer,
+            "rules_off": self.rules.off_names(),
         })
     }
 }
@@ -272,5 +300,21 @@ mod tests {
         let unknown = config.set("colour", "blue").unwrap_err().to_string();
         assert!(unknown.contains("settings: describe"), "{unknown}");
         assert_eq!(config.to_json()["call_example"], false);
+    }
+
+    #[test]
+    fn rules_are_switched_by_name_or_all_at_once() {
+        let mut config = RunConfig::new(Profile::Full);
+        config.set("rule.wrong_pick", "off").unwrap();
+        assert!(!config.rules.on(Rule::WrongPick));
+        assert_eq!(config.to_json()["rules_off"], json!(["wrong_pick"]));
+        let unknown = config.set("rule.cheapest", "off").unwrap_err().to_string();
+        assert!(unknown.contains("unknown rule `cheapest`"), "{unknown}");
+        assert!(unknown.contains("no_path"), "{unknown}");
+        assert!(config.set("rule.no_path", "maybe").is_err());
+        config.set("rules", "off").unwrap();
+        assert!(Rule::ALL.iter().all(|rule| !config.rules.on(*rule)));
+        config.set("rules", "on").unwrap();
+        assert!(config.rules.on(Rule::WrongPick));
     }
 }

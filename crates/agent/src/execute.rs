@@ -11,10 +11,11 @@ use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::Value;
 
-use crate::named_files::{unopened_note, unopened_paths};
+use crate::named_files::{unopened_note, unopened_paths, UNOPENED_OFFER};
 use crate::observation::json_as_lines;
 use crate::prompt::wrap_untrusted;
 use crate::recovery;
+use crate::rules::{fired, Rule, RuleSwitches};
 use crate::schedule;
 use crate::validate::ReadyCall;
 
@@ -129,6 +130,8 @@ pub(crate) fn holds_content(result: &str, found_nothing: bool) -> bool {
 /// What execution remembers across turns.
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
+    /// How often each rule fired (see `rules`).
+    pub fired: crate::rules::Fired,
     /// Calls that failed, by [`ReadyCall::key`], with their error and the
     /// [`Memory::changes`] count when they ran.
     pub failed_calls: HashMap<String, (String, u64)>,
@@ -201,6 +204,8 @@ pub(crate) struct Executor {
     pub skips_repeats: bool,
     /// JSON results are shown as `key: value` lines.
     pub json_lines: bool,
+    /// The loop's rules that may add notes to results.
+    pub rules: RuleSwitches,
 }
 
 impl Memory {
@@ -252,7 +257,15 @@ impl Executor {
             let mut running = Vec::with_capacity(group.len());
             for index in group {
                 let started = Instant::now();
-                running.push((index, started, self.start(&calls[index], memory)));
+                let start = self.start(&calls[index], memory);
+                if let (Started::Done(outcome), true) = (&start, self.rules.on(Rule::UnopenedFiles))
+                {
+                    if let Some(offer) = outcome.text.find(UNOPENED_OFFER) {
+                        let detail = &outcome.text[offer..];
+                        fired(&mut memory.fired, events, turn, Rule::UnopenedFiles, detail);
+                    }
+                }
+                running.push((index, started, start));
             }
             for (index, started, run) in running {
                 let call = &calls[index];
@@ -260,18 +273,37 @@ impl Executor {
                     Started::Done(outcome) => outcome,
                     Started::Running(handle) => {
                         let outcome = self.finish(call, handle, memory).await;
-                        let outcome = self.output_file_note(outcome, call, memory).await;
-                        let outcome = match call.arguments.get("path").and_then(Value::as_str) {
-                            Some(path) => crate::key_paths::with_key_path_note(
-                                outcome,
-                                path,
-                                &memory.seen_files,
-                                &self.workspace,
-                            ),
-                            None => outcome,
+                        let before = outcome.text.clone();
+                        let outcome = match self.rules.on(Rule::OutputFileLook) {
+                            true => self.output_file_note(outcome, call, memory).await,
+                            false => outcome,
                         };
-                        let outcome = match call.arguments.get("path").and_then(Value::as_str) {
-                            Some(path) if matches!(accesses[index], Access::Read(_)) => {
+                        changed(
+                            memory,
+                            events,
+                            turn,
+                            Rule::OutputFileLook,
+                            &before,
+                            &outcome,
+                        );
+                        let path = call.arguments.get("path").and_then(Value::as_str);
+                        let before = outcome.text.clone();
+                        let outcome = match path {
+                            Some(path) if self.rules.on(Rule::KeyPath) => {
+                                crate::key_paths::with_key_path_note(
+                                    outcome,
+                                    path,
+                                    &memory.seen_files,
+                                    &self.workspace,
+                                )
+                            }
+                            _ => outcome,
+                        };
+                        changed(memory, events, turn, Rule::KeyPath, &before, &outcome);
+                        let before = outcome.text.clone();
+                        let read = matches!(accesses[index], Access::Read(_));
+                        let outcome = match path {
+                            Some(path) if read && self.rules.on(Rule::TaskNeedles) => {
                                 crate::task_needles::with_needle_lines(
                                     outcome,
                                     path,
@@ -281,6 +313,7 @@ impl Executor {
                             }
                             _ => outcome,
                         };
+                        changed(memory, events, turn, Rule::TaskNeedles, &before, &outcome);
                         if !matches!(accesses[index], Access::Read(_)) {
                             memory.changes += 1;
                             memory.changes_made += u64::from(outcome.ok);
@@ -351,8 +384,10 @@ impl Executor {
         if let Some((previous, changes)) = memory.succeeded_calls.get(&call.key()) {
             if self.skips_repeats && *changes == memory.changes {
                 let mut note = recovery::repeated_success_note(previous);
-                let named = unopened_paths(previous, call, &self.workspace, memory);
-                note.push_str(&unopened_note(&named));
+                if self.rules.on(Rule::UnopenedFiles) {
+                    let named = unopened_paths(previous, call, &self.workspace, memory);
+                    note.push_str(&unopened_note(&named));
+                }
                 return Started::Done(CallOutcome {
                     ok: true,
                     repeated_success: true,
@@ -423,6 +458,22 @@ type Running = tokio::task::JoinHandle<(Arc<dyn Tool>, ToolOutcome)>;
 enum Started {
     Done(CallOutcome),
     Running(Running),
+}
+
+/// Records `rule` as fired when it changed a result's text (`before` is the text it
+/// had).
+fn changed(
+    memory: &mut Memory,
+    events: &mut dyn EventSink,
+    turn: u32,
+    rule: Rule,
+    before: &str,
+    outcome: &CallOutcome,
+) {
+    if outcome.text != before {
+        let added = outcome.text.strip_prefix(before).unwrap_or(&outcome.text);
+        fired(&mut memory.fired, events, turn, rule, added.trim());
+    }
 }
 
 /// Whether an edited file is program source (so a build or test should follow).

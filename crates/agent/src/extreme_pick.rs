@@ -160,14 +160,19 @@ pub(crate) fn wrong_pick_note(pick: &WrongPick) -> String {
 
 /// A call that names another item of a compared list than the task's superlative
 /// picks (`book_flight` with DL-0931 when the cheapest is WN-2240), with its
-/// arguments written for the picked item when the list's line gives one item.
+/// arguments written for the picked item when the list's line gives one item. A
+/// superlative qualified by a word the list does not compare ("the cheapest nonstop
+/// flight") leaves the pick to the model: no call is judged then.
 pub(crate) fn wrong_pick_in_call(
     task: &str,
     results: &[&str],
     arguments: &serde_json::Value,
 ) -> Option<(WrongPick, Option<serde_json::Value>)> {
     let pick = wrong_pick(task, results, &arguments.to_string())?;
-    let single = !pick.expected.contains(", ") && !qualified(task, &pick, results);
+    if qualified(task, &pick, results) {
+        return None;
+    }
+    let single = !pick.expected.contains(", ");
     let mut fixed = arguments.clone();
     let mut replaced = false;
     if let (true, Some(object)) = (single, fixed.as_object_mut()) {
@@ -288,11 +293,11 @@ mod tests {
             Some(serde_json::json!({"flight_id": "WN-2240", "passenger_name": "Ana Souza"}))
         );
         assert!(wrong_pick_call_note(&pick, Some("CALL".into())).contains("the call is:\nCALL\n"));
-        // A pick the list does not decide alone gets no ready call.
+        // A pick the list does not decide alone (DL-0931 is the cheapest nonstop
+        // flight): the call is the model's, and runs.
         let nonstop =
             "Search for flights from BOS, then book the cheapest nonstop flight for Ana Souza.";
-        let (_, fixed) = wrong_pick_in_call(nonstop, &[flights], &call).unwrap();
-        assert_eq!(fixed, None);
+        assert_eq!(wrong_pick_in_call(nonstop, &[flights], &call), None);
         let named = "Search for flights from BOS, then book the cheapest flight for Ana Souza.";
         let (_, fixed) = wrong_pick_in_call(named, &[flights], &call).unwrap();
         assert!(fixed.is_some());

@@ -5,6 +5,18 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// How a fact introduces the commands a manifest implies.
+const COMMANDS: &str = "likely commands: ";
+
+/// The commands `facts` say the workspace's manifests imply (`cargo test`).
+pub(crate) fn likely_commands(facts: &[String]) -> Vec<&str> {
+    facts
+        .iter()
+        .filter_map(|fact| fact.split_once(COMMANDS))
+        .flat_map(|(_, commands)| commands.split(", "))
+        .collect()
+}
+
 /// What the workspace root says about the project in it, and (`with_files`) where its
 /// files are.
 pub fn detect(root: &Path, with_files: bool) -> Vec<String> {
@@ -40,10 +52,7 @@ pub fn detect(root: &Path, with_files: bool) -> Vec<String> {
     ];
     for (file, what, commands) in manifests {
         if has(file) {
-            facts.push(format!(
-                "{file}: {what}; likely commands: {}",
-                commands.join(", ")
-            ));
+            facts.push(format!("{file}: {what}; {COMMANDS}{}", commands.join(", ")));
         }
     }
     if has("requirements.txt") {

@@ -63,12 +63,17 @@ const FUNCTION_WORDS: [&str; 24] = [
 ];
 
 /// The lowercase words of `text` that are three or more letters or digits long,
-/// function words left out.
+/// function words left out, each without a plural's `s` (`tests` and `test` are one
+/// word).
 pub(crate) fn words(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| word.chars().count() >= 3)
         .map(str::to_lowercase)
         .filter(|word| !FUNCTION_WORDS.contains(&word.as_str()))
+        .map(|word| match word.strip_suffix('s') {
+            Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => stem.to_string(),
+            _ => word,
+        })
         .collect()
 }
 
@@ -187,6 +192,17 @@ mod tests {
         assert!(
             ungrounded_values(&outside, "What does it say?", dir.path(), &HashSet::new()).is_some()
         );
+    }
+
+    #[test]
+    fn a_command_that_runs_what_the_request_names_is_grounded() {
+        // "Run the tests" and `cargo test`: one word, plural or not.
+        assert_eq!(
+            judge(json!({"command": "cargo test"}), "Run the tests."),
+            None
+        );
+        assert_eq!(judge(json!({"command": "npm run build"}), "Build it"), None);
+        assert!(judge(json!({"command": "ls -la"}), "What is 12 times 12?").is_some());
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub(crate) enum Held {
     /// The task asks for a file's path and the answer names none, while this tool's
     /// result (tool, result) names a file of the workspace.
     NoPath(String, String),
+    /// The task asks for a file's path and the answer writes one (said) that misses
+    /// exactly one file of the workspace (path) only by case or a leading dot.
+    NearMissPath(String, String),
 }
 
 impl Held {
@@ -104,10 +107,36 @@ impl Held {
             }
             Held::WrongPick(pick) => crate::extreme_pick::wrong_pick_note(pick),
             Held::NoPath(tool, result) => crate::path_answer::no_path_note(tool, result),
+            Held::NearMissPath(said, path) => crate::path_answer::near_miss_note(said, path),
             Held::PlannedCalls(tools) => format!(
                 "Not done yet: your earlier reply also called {}, and that call has not run (it waited for a result that is here now). Make it now, with values from the results above; if it is not needed after all, reply with the final answer.",
                 backticked_list(tools)
             ),
+        }
+    }
+
+    /// The rule that holds an answer so (see `rules`).
+    pub(crate) fn rule(&self) -> crate::rules::Rule {
+        use crate::rules::Rule;
+        match self {
+            Held::Unverified(_) => Rule::Unverified,
+            Held::NotAnAnswer(why) if why.is_call_shaped() => Rule::CallShaped,
+            Held::NotAnAnswer(_) => Rule::NotAnAnswer,
+            Held::MissingOutput(_) => Rule::MissingOutput,
+            Held::ProcedureOutput(_) => Rule::ProcedureOutput,
+            Held::MoreThanTheValue(..) => Rule::MoreThanTheValue,
+            Held::StepNotTaken(_) => Rule::StepNotTaken,
+            Held::Unchanged(_) => Rule::UnchangedFile,
+            Held::PlannedCalls(_) => Rule::PlannedCalls,
+            Held::Unsupported(..) => Rule::UnsupportedValue,
+            Held::NothingWritten => Rule::NothingWritten,
+            Held::NothingChanged => Rule::NothingChanged,
+            Held::NotLooked(_) => Rule::NotLooked,
+            Held::DescribedEdit(..) => Rule::DescribedEdit,
+            Held::StoredInstead(..) => Rule::StoredInstead,
+            Held::WrongPick(_) => Rule::WrongPick,
+            Held::NoPath(..) => Rule::NoPath,
+            Held::NearMissPath(..) => Rule::NearMissPath,
         }
     }
 
@@ -129,6 +158,7 @@ impl Held {
             Held::StoredInstead(..) => "stored_instead",
             Held::WrongPick(_) => "wrong_pick",
             Held::NoPath(..) => "no_path",
+            Held::NearMissPath(..) => "near_miss_path",
         }
     }
 }
@@ -176,6 +206,8 @@ pub(crate) struct HoldCounts {
     pub wrong_pick: u32,
     /// No-path holds.
     pub no_path: u32,
+    /// Near-miss-path holds.
+    pub near_miss_path: u32,
 }
 
 impl HoldCounts {
@@ -207,6 +239,7 @@ impl HoldCounts {
             Held::StoredInstead(..) => (&mut self.stored_instead, 1),
             Held::WrongPick(_) => (&mut self.wrong_pick, 1),
             Held::NoPath(..) => (&mut self.no_path, 1),
+            Held::NearMissPath(..) => (&mut self.near_miss_path, 1),
         };
         if *count >= cap {
             return false;
@@ -326,6 +359,11 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
     if opens_a_call(&lower, tools) {
         return Some(NotAnswer::BrokenCall);
     }
+    // A question back to the user ("Which file do you mean?", "Let me know which
+    // region to use?") is theirs to answer: no step is forced on it.
+    if asks_the_user(text) {
+        return None;
+    }
     if let Some(tool) = named_tool(text, tools) {
         if narrates(&lower) {
             return Some(NotAnswer::Narrates(tool.clone()));
@@ -338,6 +376,15 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
         return Some(NotAnswer::ExplainsSteps);
     }
     None
+}
+
+/// Whether `text` ends by asking its reader something: its last line ends with a
+/// question mark.
+fn asks_the_user(text: &str) -> bool {
+    text.trim()
+        .lines()
+        .last()
+        .is_some_and(|line| line.trim_end().ends_with('?'))
 }
 
 /// The most characters of a plan quoted back in a note.
@@ -906,6 +953,23 @@ mod tests {
         ] {
             assert!(!asks_to_change(task), "{task}");
         }
+    }
+
+    #[test]
+    fn a_question_back_to_the_user_is_not_a_step_announced() {
+        let tools = vec!["read_file".to_string(), "shell".to_string()];
+        for reply in [
+            "Let me know which environment you mean: staging or production?",
+            "I will need the name of the branch. Which branch should I use?",
+            "Let me check first: do you want the tests run with `shell` too?",
+        ] {
+            assert_eq!(not_an_answer(reply, &tools), None, "{reply}");
+        }
+        // An announcement that asks nothing is still held.
+        assert_eq!(
+            not_an_answer("Let me read the file.", &tools),
+            Some(NotAnswer::Announces)
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! A task that asks which file holds something, answered without a path of the
 //! workspace ("The file `search` defines the class") while a result names one: the
-//! answer is held once and the result that names a file is shown again. A path that
-//! misses exactly one file only by case or a leading dot (`config/service.env` for
-//! `.config/service.env`) is replaced with that file's path.
+//! answer is held once and the result that names a file is shown again. An answer
+//! whose path misses exactly one file only by case or a leading dot
+//! (`config/service.env` for `.config/service.env`) is held once, told that file's
+//! path; the answer stays the model's own.
 
 use std::path::Path;
 
@@ -89,29 +90,12 @@ pub(crate) fn result_naming_a_file(history: &[Message], root: &Path) -> Option<(
     })
 }
 
-/// `text` with each `said` that stands as a path of its own (not inside a longer
-/// path or word) replaced by `file`.
-pub(crate) fn with_path(text: &str, said: &str, file: &str) -> String {
-    let part_of_path = |c: char| c.is_alphanumeric() || "._-/".contains(c);
-    let mut out = String::with_capacity(text.len());
-    let mut rest = 0;
-    for (at, _) in text.match_indices(said) {
-        let before = text[..at].chars().next_back();
-        let mut following = text[at + said.len()..].chars();
-        let after = following.next();
-        // A sentence's stop after the path is not part of it.
-        let after_stop = following.next();
-        let stop = after == Some('.') && !after_stop.is_some_and(char::is_alphanumeric);
-        let after_is_path = after.is_some_and(part_of_path) && !stop;
-        if before.is_some_and(part_of_path) || after_is_path || at < rest {
-            continue;
-        }
-        out.push_str(&text[rest..at]);
-        out.push_str(file);
-        rest = at + said.len();
-    }
-    out.push_str(&text[rest..]);
-    out
+/// The note for an answer whose path `said` is no file of the workspace while `file`
+/// differs from it only by case or a leading dot.
+pub(crate) fn near_miss_note(said: &str, file: &str) -> String {
+    format!(
+        "Check the path: `{said}` is not a file of the workspace; `{file}` is, and differs from it only by letter case or a leading dot. If `{file}` is the file the task asks about, reply again with its path written exactly so."
+    )
 }
 
 /// The note for an answer that names no file, with the result that names one.
@@ -190,28 +174,12 @@ mod tests {
     }
 
     #[test]
-    fn a_path_is_replaced_where_it_stands_alone() {
-        let file = ".config/service.env";
-        assert_eq!(
-            with_path(
-                "`config/service.env` sets it to 5400.",
-                "config/service.env",
-                file
-            ),
-            "`.config/service.env` sets it to 5400."
+    fn the_near_miss_note_names_both_paths() {
+        let note = near_miss_note("config/service.env", ".config/service.env");
+        assert!(
+            note.contains("`config/service.env` is not a file"),
+            "{note}"
         );
-        assert_eq!(
-            with_path("It is config/service.env.", "config/service.env", file),
-            "It is .config/service.env."
-        );
-        // Inside a longer path or name: left alone.
-        assert_eq!(
-            with_path(
-                "old/config/service.env and config/service.env.bak",
-                "config/service.env",
-                file
-            ),
-            "old/config/service.env and config/service.env.bak"
-        );
+        assert!(note.contains("`.config/service.env` is"), "{note}");
     }
 }

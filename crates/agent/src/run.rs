@@ -22,6 +22,7 @@ use crate::execute::Executor;
 use crate::profile::{ReadContext, RetryMode, Step, Strategy};
 use crate::prompt::system_prompt;
 use crate::recovery::FailureClass;
+use crate::rules::{fired, Rule};
 use crate::state::RunState;
 
 /// The tool that ends a run with an answer (offered by the `structured` profile).
@@ -124,6 +125,7 @@ impl<B: Backend> Agent<B> {
                 tool_timeout: config.tool_timeout,
                 skips_repeats: strategy.guards_answers(),
                 json_lines: config.result_lines && strategy.guards_answers(),
+                rules: config.rules.clone(),
             },
             tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
             tools: Arc::new(tools),
@@ -198,7 +200,7 @@ impl<B: Backend> Agent<B> {
             }
             run.turns += 1;
             run.requests += 1;
-            self.last_turn_answers(&mut run);
+            self.last_turn_answers(&mut run, events);
             if let Some(size) = run.prompt_size {
                 let note = run.note.clone();
                 self.keep_in_context(&mut run.history, note.as_deref(), size, run.turns, events);
@@ -265,6 +267,7 @@ impl<B: Backend> Agent<B> {
         });
         let system = system_prompt(self.config.profile, &facts, self.tool_text.as_deref());
         let mut run = RunState::new(system, task, self.config.reply_tokens);
+        run.facts = facts;
         // The file the task asks for, when it does not exist yet (the guards of
         // `full` hold answers without it).
         if self.strategy.guards_answers() {
@@ -375,7 +378,10 @@ impl<B: Backend> Agent<B> {
             } => {
                 run.history.extend(keep);
                 let mut note = note;
-                if completion.looped && !run.memory.succeeded_calls.is_empty() {
+                if completion.looped
+                    && !run.memory.succeeded_calls.is_empty()
+                    && self.config.rules.on(Rule::LoopAnswer)
+                {
                     // A loop after a step that worked is most often the same call
                     // again and again: the retry shows the result and is an answer,
                     // unless that result found nothing (then it asks for another step).
@@ -401,6 +407,14 @@ impl<B: Backend> Agent<B> {
                                 crate::recovery::LOOP_NOTE
                             ));
                             run.answer_only = true;
+                            let turn = run.turns;
+                            fired(
+                                &mut run.memory.fired,
+                                events,
+                                turn,
+                                Rule::LoopAnswer,
+                                &detail,
+                            );
                         }
                     }
                 }
@@ -581,7 +595,7 @@ impl<B: Backend> Agent<B> {
     /// turn would follow (a small model calling its create again ends with none).
     /// The last turn is the last the turn budget allows, or the last the wall clock
     /// has room for at the pace of the turns so far (a slow machine).
-    fn last_turn_answers(&self, run: &mut RunState) {
+    fn last_turn_answers(&self, run: &mut RunState, events: &mut dyn EventSink) {
         let by_turns = run.turns == self.config.max_turns && self.config.max_turns > 1;
         let by_clock = last_by_clock(
             run.started.elapsed(),
@@ -591,6 +605,7 @@ impl<B: Backend> Agent<B> {
         let last = by_turns || by_clock;
         if !last
             || !self.strategy.guards_answers()
+            || !self.config.rules.on(Rule::LastTurnAnswer)
             || run.answer_only
             || !run.memory.results_in_hand()
             || run.memory.task_asks_for_a_file()
@@ -603,6 +618,18 @@ impl<B: Backend> Agent<B> {
         }
         run.answer_only = true;
         run.forced = None;
+        let why = match by_turns {
+            true => "the turn budget's last turn",
+            false => "the wall clock's last turn",
+        };
+        let turn = run.turns;
+        fired(
+            &mut run.memory.fired,
+            events,
+            turn,
+            Rule::LastTurnAnswer,
+            why,
+        );
         let last = "This is the last turn: reply to the task now with what the results above say.";
         run.note = Some(match run.note.take() {
             Some(note) => format!("{note}\n{last}"),
@@ -656,7 +683,7 @@ impl<B: Backend> Agent<B> {
         // workspace (`set_version` for "every service under services/"): the work
         // starts at that path, and the retry is a call.
         let look = match (class, run.tool_calls) {
-            (FailureClass::UnknownTool, 0) => run
+            (FailureClass::UnknownTool, 0) if self.config.rules.on(Rule::UnknownToolLook) => run
                 .memory
                 .task_paths
                 .first()
@@ -664,6 +691,13 @@ impl<B: Backend> Agent<B> {
             _ => None,
         };
         if let Some(look) = look {
+            fired(
+                &mut run.memory.fired,
+                events,
+                run.turns,
+                Rule::UnknownToolLook,
+                &look,
+            );
             mode = RetryMode::CallsOnly;
             if let Some(note) = note.as_mut() {
                 note.push(' ');
@@ -676,12 +710,14 @@ impl<B: Backend> Agent<B> {
             mode = RetryMode::Same;
             let second_before_any = run.tool_calls == 0
                 && run.recoveries.contains_key(&FailureClass::UnknownTool)
-                && crate::answer_now::lookup_run(&run.memory);
+                && crate::answer_now::lookup_run(&run.memory)
+                && self.config.rules.on(Rule::NoToolFits);
             let hint = match run.tool_calls {
                 // The second call to nothing in a lookup run, and nothing else called:
                 // a request no tool fits (`multiply` with weather tools). The retry
                 // is decoded as the answer.
                 0 if second_before_any => {
+                    fired(&mut run.memory.fired, events, run.turns, Rule::NoToolFits, detail);
                     run.answer_only = true;
                     run.from_knowledge = true;
                     format!(" {}", crate::answer_now::no_tool_fits(run.task()))

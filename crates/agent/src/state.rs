@@ -84,6 +84,8 @@ pub(crate) struct RunState {
     /// The answer held for the verification guard, and the calls run by then: the
     /// report of a check run after it completes it.
     pub answer_before_check: Option<(String, u32)>,
+    /// The workspace facts the system prompt showed (see `facts`).
+    pub facts: Vec<String>,
 }
 
 /// The task: the first user message of `history` (empty when there is none).
@@ -145,6 +147,7 @@ impl RunState {
             prompt_size: None,
             latest_found_nothing: false,
             answer_before_check: None,
+            facts: Vec::new(),
         }
     }
 
@@ -176,6 +179,12 @@ impl RunState {
             recoveries: FailureClass::ALL
                 .iter()
                 .filter_map(|c| self.recoveries.get(c).map(|n| (c.as_str().to_string(), *n)))
+                .collect(),
+            rules: self
+                .memory
+                .fired
+                .iter()
+                .map(|(rule, count)| (rule.to_string(), *count))
                 .collect(),
             prompt_tokens: self.prompt_tokens,
             completion_tokens: self.completion_tokens,

@@ -83,6 +83,8 @@ pub(crate) struct Rejection {
     pub note: String,
     /// The note should show the latest tool result (an argument stood for it).
     pub shows_result: bool,
+    /// The call copies an earlier result (the `copied_result` rule refused it).
+    pub copies_result: bool,
 }
 
 /// Validates one call as call number `number` of the run, reporting repairs and
@@ -107,6 +109,7 @@ pub(crate) fn validate(
             detail: format!("unknown tool `{}`", call.written_name),
             note: recovery::unknown_tool_note(&call.written_name, &names),
             shows_result: false,
+            copies_result: false,
         }),
         Some(CallCheck::Invalid(error)) => {
             report_repair(&call, turn, events);
@@ -115,6 +118,7 @@ pub(crate) fn validate(
                 detail: format!("{}: {error}", call.name),
                 note: recovery::schema_note(&call.name, &error),
                 shows_result: false,
+                copies_result: false,
             })
         }
         Some(CallCheck::Valid) => {
@@ -162,6 +166,7 @@ fn marker_rejection(call: &ProposedCall) -> Option<Rejection> {
         detail: format!("{}: `{key}` {marker}", call.name),
         note,
         shows_result: true,
+        copies_result: false,
     })
 }
 

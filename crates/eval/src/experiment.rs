@@ -160,7 +160,7 @@ pub fn arms(base: &Baseline, ab: Option<&str>) -> Result<Vec<Arm>, EvalError> {
             "kv" => arm.kv = value.into(),
             "tool_format" => arm.tool_format = value.into(),
             "quant" => arm.quant = (value != "source").then(|| value.to_ascii_lowercase()),
-            setting if rein_agent::RunConfig::SETTINGS.contains(&setting) => {
+            setting if rein_agent::RunConfig::takes(setting) => {
                 arm.setting = Some((setting.to_string(), value.to_string()));
             }
             other => {

@@ -302,6 +302,7 @@ mod tests {
             tokens_per_solved: Some(1234.0),
             stop_reasons: BTreeMap::new(),
             errors_by_class: BTreeMap::new(),
+            rules: BTreeMap::new(),
         }
     }
 

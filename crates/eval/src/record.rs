@@ -59,6 +59,9 @@ pub struct RunRecord {
     pub tool_errors: u32,
     /// Failures by class (format, schema, unknown_tool, tool_failure…).
     pub errors_by_class: BTreeMap<String, u32>,
+    /// How often each rule of the loop fired, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules_fired: BTreeMap<String, u32>,
     /// Prompt tokens over all turns.
     pub prompt_tokens: u64,
     /// Generated tokens over all turns.

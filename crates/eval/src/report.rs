@@ -128,6 +128,25 @@ pub struct ArmSummary {
     pub stop_reasons: BTreeMap<String, usize>,
     /// Failures per class over all runs.
     pub errors_by_class: BTreeMap<String, u64>,
+    /// Per rule of the loop that fired: in how many runs, and how many of those and
+    /// of the others were solved.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, RuleFirings>,
+}
+
+/// How one rule fared in one arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleFirings {
+    /// Times it fired over all runs.
+    pub fired: u64,
+    /// Runs it fired in.
+    pub runs: usize,
+    /// Of those, solved.
+    pub solved: usize,
+    /// Runs it did not fire in, solved.
+    pub solved_without: usize,
+    /// Runs it did not fire in.
+    pub runs_without: usize,
 }
 
 /// A whole report.
@@ -229,6 +248,26 @@ fn summarize(name: &str, records: &[&RunRecord]) -> ArmSummary {
             *errors_by_class.entry(class.clone()).or_insert(0) += u64::from(*count);
         }
     }
+    let mut rules: BTreeMap<String, RuleFirings> = BTreeMap::new();
+    for name in records
+        .iter()
+        .flat_map(|r| r.rules_fired.keys())
+        .collect::<BTreeSet<_>>()
+    {
+        let (with, without): (Vec<&&RunRecord>, Vec<&&RunRecord>) = records
+            .iter()
+            .partition(|r| r.rules_fired.contains_key(name));
+        rules.insert(
+            name.clone(),
+            RuleFirings {
+                fired: with.iter().map(|r| u64::from(r.rules_fired[name])).sum(),
+                runs: with.len(),
+                solved: with.iter().filter(|r| r.solved).count(),
+                runs_without: without.len(),
+                solved_without: without.iter().filter(|r| r.solved).count(),
+            },
+        );
+    }
     let bits: Vec<f64> = records.iter().map(|r| r.bits_per_weight).collect();
     ArmSummary {
         arm: name.to_string(),
@@ -245,6 +284,7 @@ fn summarize(name: &str, records: &[&RunRecord]) -> ArmSummary {
         tokens_per_solved: (solved_runs > 0).then(|| tokens as f64 / solved_runs as f64),
         stop_reasons,
         errors_by_class,
+        rules,
     }
 }
 
@@ -339,7 +379,41 @@ pub fn markdown(report: &Report) -> String {
             stops.join(", ")
         );
     }
+    rules_table(&mut out, report);
     out
+}
+
+/// Per arm, each rule that fired: times, runs, and the solved share of the runs it
+/// fired in against the others. Which way a rule pays is told by an arm with it
+/// switched off (`--ab rule.NAME=on,off`), not by this table alone: a rule fires in
+/// runs that were going wrong.
+fn rules_table(out: &mut String, report: &Report) {
+    if report.arms.iter().all(|arm| arm.rules.is_empty()) {
+        return;
+    }
+    let _ = writeln!(out, "\n## Rules that fired\n");
+    let _ = writeln!(
+        out,
+        "| arm | rule | fired | runs | solved (runs it fired in) | solved (other runs) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    let share = |solved: usize, runs: usize| match runs {
+        0 => "–".to_string(),
+        _ => format!("{solved}/{runs} = {:.2}", solved as f64 / runs as f64),
+    };
+    for arm in &report.arms {
+        for (name, rule) in &arm.rules {
+            let _ = writeln!(
+                out,
+                "| {} | {name} | {} | {} | {} | {} |",
+                arm.arm,
+                rule.fired,
+                rule.runs,
+                share(rule.solved, rule.runs),
+                share(rule.solved_without, rule.runs_without)
+            );
+        }
+    }
 }
 
 fn breakdown(
@@ -416,5 +490,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("## Solved by failure mode (tag)"));
+        assert!(!text.contains("## Rules that fired"));
+    }
+
+    #[test]
+    fn each_rule_that_fired_is_counted_with_the_solved_share_of_its_runs() {
+        let mut records = vec![
+            record("a", "t1", 0, true, &[]),
+            record("a", "t2", 0, false, &[]),
+            record("a", "t3", 0, true, &[]),
+        ];
+        records[0].rules_fired.insert("no_path".into(), 2);
+        records[1].rules_fired.insert("no_path".into(), 1);
+        let report = build(&records);
+        let rule = report.arms[0].rules["no_path"];
+        assert_eq!(
+            rule,
+            RuleFirings {
+                fired: 3,
+                runs: 2,
+                solved: 1,
+                solved_without: 1,
+                runs_without: 1
+            }
+        );
+        let text = markdown(&report);
+        assert!(
+            text.contains("| a | no_path | 3 | 2 | 1/2 = 0.50 | 1/1 = 1.00 |"),
+            "{text}"
+        );
     }
 }

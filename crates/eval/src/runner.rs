@@ -230,6 +230,7 @@ async fn run_one<S: SessionSource>(
         tool_calls: 0,
         tool_errors: 0,
         errors_by_class: Default::default(),
+        rules_fired: Default::default(),
         prompt_tokens: 0,
         completion_tokens: 0,
         ttft_ms: 0,
@@ -309,6 +310,7 @@ fn fill_from_result(record: &mut RunRecord, result: &RunResult) {
     record.tool_calls = result.tool_calls;
     record.tool_errors = result.tool_errors;
     record.errors_by_class = result.recoveries.clone().into_iter().collect();
+    record.rules_fired = result.rules.clone();
     record.prompt_tokens = result.prompt_tokens;
     record.completion_tokens = result.completion_tokens;
     record.ttft_ms = result.first_ttft_ms;

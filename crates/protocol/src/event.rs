@@ -142,15 +142,17 @@ pub enum RunEvent {
         /// How long it took.
         ms: u64,
     },
-    /// A which-file answer named a path that misses a file of the workspace only by
-    /// case or a leading dot; the answer was given the file's path.
-    AnswerPathCorrected {
+    /// A rule of the loop fired (see `rein_agent::Rule`): an answer held, a call not
+    /// run, a note added to a result, or the next request shaped.
+    RuleFired {
         /// The turn.
         turn: u32,
-        /// The path as the answer wrote it.
-        said: String,
-        /// The workspace's file it was replaced with.
-        path: String,
+        /// The rule's name.
+        rule: String,
+        /// What it did: hold, refusal, note or retry.
+        kind: String,
+        /// What it fired on.
+        detail: String,
     },
     /// The loop added a note after a tool's result (a route, a path inside the
     /// workspace, a deferred call…): the model sees the result then this note.
@@ -277,9 +279,6 @@ impl RunEvent {
             ),
             RunEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
             RunEvent::FormatRepaired { detail, .. } => format!("   ~ format repaired: {detail}"),
-            RunEvent::AnswerPathCorrected { said, path, .. } => {
-                format!("   ~ answer's path `{said}` is the workspace's `{path}`")
-            }
             RunEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
             RunEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
                 "   {} {id} {name} [group {group}, {ms} ms{}]\n{}",
@@ -287,6 +286,9 @@ impl RunEvent {
                 if *timed_out { ", timed out" } else { "" },
                 indent(output)
             ),
+            RunEvent::RuleFired { rule, kind, detail, .. } => {
+                format!("   ~ rule {rule} ({kind}): {detail}")
+            }
             RunEvent::ResultNote { id, note, .. } => {
                 format!("   + note after {id}:\n{}", indent(note.trim_start()))
             }

@@ -57,6 +57,9 @@ pub struct RunResult {
     pub tool_errors: u32,
     /// Recoveries by failure class.
     pub recoveries: BTreeMap<String, u32>,
+    /// How often each rule of the loop fired, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, u32>,
     /// Prompt tokens over all turns.
     pub prompt_tokens: u64,
     /// Generated tokens over all turns.

@@ -124,8 +124,7 @@ fn a_focused_answer_held_for_its_value_is_retried_with_the_note() {
         &[
             // A value no result shows: held once.
             "`.config/service.env` sets it to `3600`.",
-            // The path without its dot: given the file's path.
-            "`config/service.env` sets API_TOKEN_TTL=5400.",
+            "`.config/service.env` sets API_TOKEN_TTL=5400.",
         ],
     );
     let r = run_full(dir.path(), task, replies);
@@ -153,30 +152,53 @@ fn a_focused_answer_held_for_its_value_is_retried_with_the_note() {
 }
 
 #[test]
-fn a_which_file_answer_off_by_case_is_given_the_file_s_path() {
+fn a_which_file_answer_off_by_case_is_held_once_and_never_rewritten() {
     let task = "Which file defines the class UserRepository? Answer with the file's path.";
+    let (dir, replies) = one_file_searched_then(
+        "Store/Accounts.py",
+        "class UserRepository:\n    pass\n",
+        "class UserRepository",
+        &["It is store/accounts.py.", "It is Store/Accounts.py."],
+    );
+    let r = run_full(dir.path(), task, replies);
+    // The model's own second answer, after a note naming the file that exists.
+    assert_eq!(r.result.answer.as_deref(), Some("It is Store/Accounts.py."));
+    let requests = &r.agent.backend().requests;
+    let retry = requests.last().unwrap().messages[0]
+        .content
+        .as_deref()
+        .unwrap_or_default();
+    assert!(retry.contains("`Store/Accounts.py` is"), "{retry}");
+    assert!(r.events.iter().any(|e| matches!(
+        e,
+        TraceEvent::RuleFired { rule, kind, .. } if rule == "near_miss_path" && kind == "hold"
+    )));
+    assert_eq!(r.result.rules.get("near_miss_path"), Some(&1));
+    // Given again as written (held once more for naming no file of the workspace),
+    // the answer stays as written: nothing rewrites it.
+    let wrong = "It is store/accounts.py.";
+    let (dir, replies) = one_file_searched_then(
+        "Store/Accounts.py",
+        "class UserRepository:\n    pass\n",
+        "class UserRepository",
+        &[wrong, wrong, wrong],
+    );
+    let r = run_full(dir.path(), task, replies);
+    assert_eq!(r.result.answer.as_deref(), Some("It is store/accounts.py."));
+    // With the path rules off, the first answer is final.
+    let mut config = RunConfig::new(Profile::Full);
+    config.set("rule.near_miss_path", "off").unwrap();
+    config.set("rule.no_path", "off").unwrap();
     let (dir, replies) = one_file_searched_then(
         "Store/Accounts.py",
         "class UserRepository:\n    pass\n",
         "class UserRepository",
         &["It is store/accounts.py."],
     );
-    let r = run_full(dir.path(), task, replies);
-    assert_eq!(r.result.answer.as_deref(), Some("It is Store/Accounts.py."));
-    assert!(r.events.iter().any(|e| matches!(
-        e,
-        TraceEvent::AnswerPathCorrected { said, path, .. }
-            if said == "store/accounts.py" && path == "Store/Accounts.py"
-    )));
-    // Under `naive`, the answer stays as written.
-    let r = run_task(
-        dir.path(),
-        task,
-        vec!["It is store/accounts.py.".into()],
-        true,
-        RunConfig::new(Profile::Naive),
-    );
+    let r = run_task(dir.path(), task, replies, true, config);
     assert_eq!(r.result.answer.as_deref(), Some("It is store/accounts.py."));
+    assert!(!r.result.rules.contains_key("near_miss_path"));
+    assert!(!r.result.rules.contains_key("no_path"));
 }
 
 #[test]

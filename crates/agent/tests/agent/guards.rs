@@ -33,6 +33,47 @@ fn a_reply_that_narrates_a_step_is_not_the_answer() {
 }
 
 #[test]
+fn a_question_back_to_the_user_is_their_answer_and_forces_no_call() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    let question = "Let me know which of the two configs you mean: staging or production?";
+    let r = run(dir.path(), vec![question.into()]);
+    assert_eq!(r.result.stop_reason, StopReason::Answered);
+    assert_eq!(r.result.answer.as_deref(), Some(question));
+    assert!(recoveries(&r.events).is_empty());
+    assert_eq!(r.agent.backend().requests.len(), 1);
+    // Rule fired counts stay empty: nothing held it.
+    assert!(r.result.rules.is_empty(), "{:?}", r.result.rules);
+}
+
+#[test]
+fn a_command_that_runs_the_tests_the_request_names_is_not_held_as_ungrounded() {
+    // "Run the tests" in a Rust project: `cargo test` takes its word from the
+    // request and is the command the workspace's manifest implies.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    let r = run_full(
+        dir.path(),
+        "Run the tests and tell me whether they pass.",
+        vec![
+            call("shell", r#"{"command": "cargo test"}"#),
+            "The tests could not run.".into(),
+        ],
+    );
+    assert!(
+        !recoveries(&r.events).contains(&"ungrounded".to_string()),
+        "{:?}",
+        recoveries(&r.events)
+    );
+    assert_eq!(r.result.tool_calls, 1);
+    assert!(!r.result.rules.contains_key("ungrounded_first_call"));
+}
+
+#[test]
 fn steps_explained_after_a_step_that_worked_get_the_latest_result() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "ticket SUP-7\n").unwrap();

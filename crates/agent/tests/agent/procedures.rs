@@ -260,6 +260,44 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
 }
 
 #[test]
+fn a_call_for_a_superlative_the_list_does_not_decide_alone_runs_at_once() {
+    // "the cheapest nonstop flight": the list compares prices, not stops, so the
+    // pick is the model's; its booking runs the first time it is made.
+    let dir = tempfile::tempdir().unwrap();
+    let booked = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::builtin();
+    registry.add(flights());
+    registry.add(Arc::new(Booking {
+        booked: Arc::clone(&booked),
+    }));
+    let task = "Search for flights from BOS, then book the cheapest nonstop flight for the passenger \"Ana Souza\". Tell me the flight id you booked.";
+    let backend = ScriptedBackend::new(
+        vec![
+            call("search_flights", r#"{"origin": "BOS"}"#),
+            call(
+                "book_flight",
+                r#"{"flight_id": "DL-0931", "passenger_name": "Ana Souza"}"#,
+            ),
+            "Booked DL-0931, confirmation XR2P9L.".into(),
+        ],
+        true,
+    );
+    let r = run_with_tools(
+        dir.path(),
+        task,
+        backend,
+        &registry,
+        RunConfig::new(Profile::Full),
+    );
+    assert_eq!(*booked.lock().unwrap(), vec!["DL-0931".to_string()]);
+    assert!(
+        !r.result.rules.contains_key("wrong_pick_call"),
+        "{:?}",
+        r.result.rules
+    );
+}
+
+#[test]
 fn a_file_copied_back_as_the_read_showed_it_is_held() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

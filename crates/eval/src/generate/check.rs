@@ -173,6 +173,7 @@ fn result_of(outcome: &Outcome, events: &[RunEvent]) -> RunResult {
         tool_calls,
         tool_errors: 0,
         recoveries: Default::default(),
+        rules: Default::default(),
         prompt_tokens: 0,
         completion_tokens: 0,
         evaluated_tokens: 0,
