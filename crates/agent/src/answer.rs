@@ -586,10 +586,9 @@ impl<B: Backend> Agent<B> {
                 // A path that misses one file only by case or a leading dot: the
                 // answer is the model's to give again, told which file exists.
                 if let Some((said, path)) = crate::path_answer::near_miss(text, root) {
+                    // Held once; given again, it is the model's answer as written.
                     let held = Held::NearMissPath(said, path);
-                    if room(&held) {
-                        return Some(held);
-                    }
+                    return room(&held).then_some(held);
                 }
                 if let Some((tool, result)) =
                     crate::path_answer::result_naming_a_file(&run.history, root)

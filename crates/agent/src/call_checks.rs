@@ -15,7 +15,7 @@ use rein_protocol::{EventSink, RunEvent};
 use crate::copies::{copied_note_note, copied_request_note};
 use crate::execute::CallOutcome;
 use crate::extreme_pick::{wrong_pick_call_note, wrong_pick_in_call};
-use crate::grounding::{enum_values, ungrounded_note, ungrounded_values};
+use crate::grounding::{enum_values, offered_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
 use crate::namesake_writes::namesake_write_note;
 use crate::profile::RetryMode;
@@ -47,16 +47,18 @@ impl<B: Backend> Agent<B> {
                 if !self.strategy.guards_answers() {
                     return None;
                 }
-                // A value the tool's own schema spells out (an enum member, a default,
-                // an example) is a choice the model was shown, not a guess.
-                let schema = self
+                // A value the tool's own schema offers (an enum member, a const, a
+                // default) is a choice the model was shown, not a guess.
+                let mut offered = std::collections::HashSet::new();
+                if let Some(schema) = self
                     .tools
                     .get(&call.name)
                     .and_then(|tool| tool.spec.function.parameters.as_ref())
-                    .map(|schema| schema.to_string())
-                    .unwrap_or_default();
+                {
+                    offered_values(schema, &mut offered);
+                }
                 if rules.on(Rule::GuessedIdentifier) {
-                    if let Some(value) = guessed_identifier(call, &run.history, &schema, root) {
+                    if let Some(value) = guessed_identifier(call, &run.history, &offered, root) {
                         let outcome = CallOutcome::guessed(guessed_note(&call.name, &value));
                         return Some((Rule::GuessedIdentifier, outcome));
                     }
@@ -257,11 +259,10 @@ impl<B: Backend> Agent<B> {
         if !first_calls || ready.is_empty() {
             return None;
         }
-        // The request and the commands the system prompt said the workspace's
-        // manifests imply (`cargo test` for "Run the tests"): values the model was
-        // given.
+        // The commands the system prompt said the workspace's manifests imply
+        // (`python3 -m pytest`) were given to the model too.
         let commands = crate::facts::likely_commands(&run.facts);
-        let request = format!("{}\n{}", run.task(), commands.join("\n"));
+        let request = run.task().to_string();
         let root = self.executor.workspace.root();
         let mut held = Vec::with_capacity(ready.len());
         for call in ready {
@@ -271,7 +272,7 @@ impl<B: Backend> Agent<B> {
                     enum_values(schema, &mut enums);
                 }
             }
-            held.push(ungrounded_values(call, &request, root, &enums)?);
+            held.push(ungrounded_values(call, &request, root, &enums, &commands)?);
         }
         let first = &ready[0];
         let detail = format!("{}: {}", first.name, held[0].join(", "));

@@ -131,7 +131,7 @@ impl RunConfig {
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 22] = [
+    pub const SETTINGS: [&'static str; 21] = [
         "describe",
         "temperature",
         "top_p",
@@ -153,7 +153,6 @@ impl RunConfig {
         "result_context",
         "call_or_answer",
         "rules",
-        "rule.NAME",
     ];
 
     /// Whether `key` names a setting [`Self::set`] takes (`rule.NAME` for any rule).
@@ -236,7 +235,7 @@ impl RunConfig {
             }
             other => {
                 return Err(SettingError(format!(
-                    "unknown setting `{other}` (settings: {})",
+                    "unknown setting `{other}` (settings: {}, rule.NAME)",
                     Self::SETTINGS.join(", ")
                 )))
             }

@@ -11,7 +11,7 @@ use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::Value;
 
-use crate::named_files::{unopened_note, unopened_paths, UNOPENED_OFFER};
+use crate::named_files::{unopened_note, unopened_paths};
 use crate::observation::json_as_lines;
 use crate::prompt::wrap_untrusted;
 use crate::recovery;
@@ -257,13 +257,15 @@ impl Executor {
             let mut running = Vec::with_capacity(group.len());
             for index in group {
                 let started = Instant::now();
-                let start = self.start(&calls[index], memory);
-                if let (Started::Done(outcome), true) = (&start, self.rules.on(Rule::UnopenedFiles))
-                {
-                    if let Some(offer) = outcome.text.find(UNOPENED_OFFER) {
-                        let detail = &outcome.text[offer..];
-                        fired(&mut memory.fired, events, turn, Rule::UnopenedFiles, detail);
-                    }
+                let (start, offered) = self.start(&calls[index], memory);
+                if let Some(offered) = offered {
+                    fired(
+                        &mut memory.fired,
+                        events,
+                        turn,
+                        Rule::UnopenedFiles,
+                        &offered,
+                    );
                 }
                 running.push((index, started, start));
             }
@@ -369,45 +371,52 @@ impl Executor {
     }
 
     /// Starts a call on a blocking thread, or answers it at once (a repeated failure,
-    /// an unknown tool).
-    fn start(&self, call: &ReadyCall, memory: &Memory) -> Started {
+    /// an unknown tool); with the offer of unread files the answer made, if any.
+    fn start(&self, call: &ReadyCall, memory: &Memory) -> (Started, Option<String>) {
         // The same failing call again fails the same way, unless something changed
         // since (the file it could not find was written meanwhile).
         if let Some((previous, changes)) = memory.failed_calls.get(&call.key()) {
             if *changes == memory.changes {
-                return Started::Done(CallOutcome {
+                let outcome = CallOutcome {
                     repeated: true,
                     ..CallOutcome::failed(recovery::repetition_note(previous))
-                });
+                };
+                return (Started::Done(outcome), None);
             }
         }
         if let Some((previous, changes)) = memory.succeeded_calls.get(&call.key()) {
             if self.skips_repeats && *changes == memory.changes {
                 let mut note = recovery::repeated_success_note(previous);
+                let mut offered = None;
                 if self.rules.on(Rule::UnopenedFiles) {
                     let named = unopened_paths(previous, call, &self.workspace, memory);
-                    note.push_str(&unopened_note(&named));
+                    let offer = unopened_note(&named);
+                    note.push_str(&offer);
+                    offered = (!offer.is_empty()).then(|| offer.trim().to_string());
                 }
-                return Started::Done(CallOutcome {
+                let outcome = CallOutcome {
                     ok: true,
                     repeated_success: true,
                     ..CallOutcome::failed(note)
-                });
+                };
+                return (Started::Done(outcome), offered);
             }
         }
         let Some(tool) = self.registry.get(&call.name).cloned() else {
             let names = self.registry.names().join(", ");
-            return Started::Done(CallOutcome::failed(format!(
+            let outcome = CallOutcome::failed(format!(
                 "unknown tool `{}`; the tools are: {names}",
                 call.name
-            )));
+            ));
+            return (Started::Done(outcome), None);
         };
         let workspace = Arc::clone(&self.workspace);
         let arguments = call.arguments.clone();
-        Started::Running(tokio::task::spawn_blocking(move || {
+        let running = tokio::task::spawn_blocking(move || {
             let outcome = tool.call(&arguments, &workspace);
             (tool, outcome)
-        }))
+        });
+        (Started::Running(running), None)
     }
 
     /// Waits for a running call, within the tool timeout.

@@ -114,8 +114,9 @@ fn item_labels(result: &str) -> Vec<&str> {
 }
 
 /// The wrong pick of `answer`, when a result compares a list by the field the task's
-/// one superlative asks about, the answer names none of the items at that end, and
-/// names another item of that list.
+/// one superlative asks about, the superlative is not qualified by a word the list
+/// does not compare, the answer names none of the items at that end, and names
+/// another item of that list.
 pub(crate) fn wrong_pick(task: &str, results: &[&str], answer: &str) -> Option<WrongPick> {
     let lower = task.to_lowercase();
     let mut found = None;
@@ -135,19 +136,23 @@ pub(crate) fn wrong_pick(task: &str, results: &[&str], answer: &str) -> Option<W
     }
     let (word, field, items, value, result) = found?;
     let expected: Vec<&str> = items.split(", ").collect();
+    let pick = |named: &str| WrongPick {
+        word: word.clone(),
+        field: field.to_string(),
+        expected: items.to_string(),
+        value: value.to_string(),
+        named: named.to_string(),
+    };
     if expected.iter().any(|item| answer.contains(item)) {
         return None;
     }
     let named = item_labels(result)
         .into_iter()
         .find(|label| !expected.contains(label) && answer.contains(label))?;
-    Some(WrongPick {
-        word,
-        field: field.to_string(),
-        expected: items.to_string(),
-        value: value.to_string(),
-        named: named.to_string(),
-    })
+    // A superlative qualified by a word the list does not compare ("the cheapest
+    // nonstop flight") leaves the pick to the model: nothing is judged.
+    let pick = pick(named);
+    (!qualified(task, &pick, results)).then_some(pick)
 }
 
 /// The note for a wrong pick.
@@ -160,18 +165,14 @@ pub(crate) fn wrong_pick_note(pick: &WrongPick) -> String {
 
 /// A call that names another item of a compared list than the task's superlative
 /// picks (`book_flight` with DL-0931 when the cheapest is WN-2240), with its
-/// arguments written for the picked item when the list's line gives one item. A
-/// superlative qualified by a word the list does not compare ("the cheapest nonstop
-/// flight") leaves the pick to the model: no call is judged then.
+/// arguments written for the picked item when the list's line gives one item (a
+/// qualified superlative judges no call: see [`wrong_pick`]).
 pub(crate) fn wrong_pick_in_call(
     task: &str,
     results: &[&str],
     arguments: &serde_json::Value,
 ) -> Option<(WrongPick, Option<serde_json::Value>)> {
     let pick = wrong_pick(task, results, &arguments.to_string())?;
-    if qualified(task, &pick, results) {
-        return None;
-    }
     let single = !pick.expected.contains(", ");
     let mut fixed = arguments.clone();
     let mut replaced = false;
@@ -188,7 +189,8 @@ pub(crate) fn wrong_pick_in_call(
 
 /// Whether the task's superlative is qualified by a word the list does not compare
 /// ("the cheapest nonstop flight"): the word after it is not `of`, `one`, the compared
-/// field or the list's own name (`flights:` for "cheapest flight").
+/// field, the list's own name (`flights:` for "cheapest flight") or a word of its
+/// items' keys (`flight_id`).
 fn qualified(task: &str, pick: &WrongPick, results: &[&str]) -> bool {
     let lower = task.to_lowercase();
     let Some(at) = lower.find(&pick.word) else {
@@ -208,11 +210,25 @@ fn qualified(task: &str, pick: &WrongPick, results: &[&str]) -> bool {
         .filter_map(|line| line.trim().strip_suffix(':'))
         .map(str::to_lowercase)
         .collect();
+    // The words of the items' keys (`flight` of `flight_id`): "the cheapest flight"
+    // names the items themselves.
+    let item_words: Vec<String> = results
+        .iter()
+        .flat_map(|r| r.lines())
+        .filter_map(|line| line.trim_start().strip_prefix("- "))
+        .flat_map(|item| item.split(", "))
+        .filter_map(|pair| pair.split_once(": ").map(|(key, _)| key.to_lowercase()))
+        .flat_map(|key| key.split(['_', '.']).map(String::from).collect::<Vec<_>>())
+        .collect();
+    let singular = next.strip_suffix('s').unwrap_or(next);
     let plain = matches!(next, "of" | "one" | "ones" | "")
         || field.split('.').any(|segment| segment == next)
         || lists
             .iter()
-            .any(|list| list == next || list.strip_suffix('s') == Some(next));
+            .any(|list| list == next || list.strip_suffix('s') == Some(next))
+        || item_words
+            .iter()
+            .any(|word| word == next || word == singular);
     !plain
 }
 

@@ -13,16 +13,18 @@ use crate::validate::ReadyCall;
 /// The string values of `call` that are not grounded in `request`, when every one of
 /// them is (and there is at least one); `None` when the call is grounded, or has no
 /// value to judge. A value is grounded when it shares a word (three or more letters
-/// or digits) with the request, when it is `.`-like, or when it names a path that
-/// exists under `root`; a value the schema lists in an `enum` is a choice, not a fact,
-/// and is not judged.
+/// or digits; plural or not) with the request, when it is `.`-like, when it names a
+/// path that exists under `root`, or when it is one of `commands` (those the
+/// workspace's manifests imply, shown to the model), alone or with arguments; a value
+/// the schema lists in an `enum` is a choice, not a fact, and is not judged.
 pub(crate) fn ungrounded_values(
     call: &ReadyCall,
     request: &str,
     root: &Path,
     enums: &HashSet<String>,
+    commands: &[&str],
 ) -> Option<Vec<String>> {
-    let request_words = words(request);
+    let request_words = stems(request);
     let mut judged = Vec::new();
     strings(&call.arguments, &mut judged);
     let judged: Vec<&str> = judged
@@ -34,8 +36,16 @@ pub(crate) fn ungrounded_values(
     if judged.is_empty() {
         return None;
     }
-    let grounded =
-        |value: &str| !words(value).is_disjoint(&request_words) || names_existing_path(value, root);
+    let given_command = |value: &str| {
+        commands
+            .iter()
+            .any(|command| value == *command || value.starts_with(&format!("{command} ")))
+    };
+    let grounded = |value: &str| {
+        !stems(value).is_disjoint(&request_words)
+            || names_existing_path(value, root)
+            || given_command(value)
+    };
     if judged.iter().any(|value| grounded(value)) {
         return None;
     }
@@ -63,13 +73,19 @@ const FUNCTION_WORDS: [&str; 24] = [
 ];
 
 /// The lowercase words of `text` that are three or more letters or digits long,
-/// function words left out, each without a plural's `s` (`tests` and `test` are one
-/// word).
+/// function words left out.
 pub(crate) fn words(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| word.chars().count() >= 3)
         .map(str::to_lowercase)
         .filter(|word| !FUNCTION_WORDS.contains(&word.as_str()))
+        .collect()
+}
+
+/// [`words`], each without a plural's `s` (`tests` and `test` are one word).
+fn stems(text: &str) -> HashSet<String> {
+    words(text)
+        .into_iter()
         .map(|word| match word.strip_suffix('s') {
             Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => stem.to_string(),
             _ => word,
@@ -118,6 +134,32 @@ pub(crate) fn enum_values(schema: &Value, out: &mut HashSet<String>) {
     }
 }
 
+/// The string values `schema` offers as choices anywhere: its `enum` members and
+/// `const`s, and the `default` of a property (not its examples or description: a
+/// made-up value is often the example copied).
+pub(crate) fn offered_values(schema: &Value, out: &mut HashSet<String>) {
+    enum_values(schema, out);
+    default_values(schema, out);
+}
+
+/// The string `default`s anywhere in `schema`.
+fn default_values(schema: &Value, out: &mut HashSet<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, item) in map {
+                match (key.as_str(), item) {
+                    ("default", Value::String(value)) => {
+                        out.insert(value.clone());
+                    }
+                    _ => default_values(item, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| default_values(item, out)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,7 +175,7 @@ mod tests {
 
     fn judge(arguments: Value, request: &str) -> Option<Vec<String>> {
         let root = std::env::temp_dir();
-        ungrounded_values(&call(arguments), request, &root, &HashSet::new())
+        ungrounded_values(&call(arguments), request, &root, &HashSet::new(), &[])
     }
 
     #[test]
@@ -185,13 +227,24 @@ mod tests {
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         let notes = call(json!({"path": "notes.txt"}));
         assert_eq!(
-            ungrounded_values(&notes, "What does it say?", dir.path(), &HashSet::new()),
+            ungrounded_values(
+                &notes,
+                "What does it say?",
+                dir.path(),
+                &HashSet::new(),
+                &[]
+            ),
             None
         );
         let outside = call(json!({"path": "../notes.txt"}));
-        assert!(
-            ungrounded_values(&outside, "What does it say?", dir.path(), &HashSet::new()).is_some()
-        );
+        assert!(ungrounded_values(
+            &outside,
+            "What does it say?",
+            dir.path(),
+            &HashSet::new(),
+            &[]
+        )
+        .is_some());
     }
 
     #[test]
@@ -203,6 +256,23 @@ mod tests {
         );
         assert_eq!(judge(json!({"command": "npm run build"}), "Build it"), None);
         assert!(judge(json!({"command": "ls -la"}), "What is 12 times 12?").is_some());
+        // A command the workspace's manifest implies, alone or with arguments, is
+        // given; a value that merely shares one of its words is not.
+        let root = std::env::temp_dir();
+        let commands = ["python3 -m pytest"];
+        let run = |command: &str| {
+            let call = call(json!({ "command": command }));
+            ungrounded_values(
+                &call,
+                "Check it all works.",
+                &root,
+                &HashSet::new(),
+                &commands,
+            )
+        };
+        assert_eq!(run("python3 -m pytest"), None);
+        assert_eq!(run("python3 -m pytest -q tests/"), None);
+        assert!(run("python3 -c 'print(1)'").is_some());
     }
 
     #[test]
@@ -216,7 +286,7 @@ mod tests {
         let root = std::env::temp_dir();
         let choice = call(json!({"unit": "celsius"}));
         assert_eq!(
-            ungrounded_values(&choice, "How warm is it?", &root, &enums),
+            ungrounded_values(&choice, "How warm is it?", &root, &enums, &[]),
             None
         );
     }

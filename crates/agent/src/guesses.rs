@@ -2,9 +2,10 @@
 //! with `ORD-10000` in the same reply as the `list_orders` call that would give the
 //! real one. A small model fills a dependent call with a made-up id instead of waiting
 //! for the result; the `full` profile does not run such a call and says where the
-//! value has to come from. A value the tool's schema spells out (an enum member such
-//! as `utf8` or `us-east-1`, a default, an example) was shown to the model: no guess.
+//! value has to come from. A value the tool's schema offers (an enum member such as
+//! `utf8` or `us-east-1`, a const, a default) was shown to the model: no guess.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use rein_protocol::{Message, Role};
@@ -14,12 +15,12 @@ use crate::validate::ReadyCall;
 
 /// The first argument of `call` that is a whole identifier (letters and digits, as
 /// `ORD-10000`, `U-7731` or `9f3c2e1ab7d4`) found nowhere in what the model was shown
-/// (the user's messages, the tool results in `history`, the tool's `schema` as JSON
-/// text) and not a path under `root`.
+/// (the user's messages, the tool results in `history`) and not a path under `root`;
+/// a value the tool's schema `offered` (enum members, consts, defaults) is a choice.
 pub(crate) fn guessed_identifier(
     call: &ReadyCall,
     history: &[Message],
-    schema: &str,
+    offered: &HashSet<String>,
     root: &Path,
 ) -> Option<String> {
     let mut values = Vec::new();
@@ -41,24 +42,13 @@ pub(crate) fn guessed_identifier(
         return None;
     }
     let shown = shown();
-    let schema = schema.to_lowercase();
     candidates
         .into_iter()
         .find(|value| {
-            let value = value.to_lowercase();
-            !shown.iter().any(|text| text.contains(&value)) && !spells(&schema, &value)
+            let lower = value.to_lowercase();
+            !shown.iter().any(|text| text.contains(&lower)) && !offered.contains(*value)
         })
         .map(String::from)
-}
-
-/// Whether `text` holds `value` as a whole token (not inside a longer identifier).
-fn spells(text: &str, value: &str) -> bool {
-    let part = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-    text.match_indices(value).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + value.len()..].chars().next();
-        !before.is_some_and(part) && !after.is_some_and(part)
-    })
 }
 
 /// The result given instead of running a call with a guessed `value`.
@@ -112,44 +102,68 @@ mod tests {
     fn an_identifier_nobody_showed_is_a_guess() {
         let h = history("orders: ORD-88120, ORD-89954");
         assert_eq!(
-            guessed_identifier(&call(json!({"order_id": "ORD-10000"})), &h, "", &root()).as_deref(),
+            guessed_identifier(
+                &call(json!({"order_id": "ORD-10000"})),
+                &h,
+                &HashSet::new(),
+                &root()
+            )
+            .as_deref(),
             Some("ORD-10000")
         );
         // From a result or the request, in any case: not a guess.
         assert_eq!(
-            guessed_identifier(&call(json!({"order_id": "ord-89954"})), &h, "", &root()),
+            guessed_identifier(
+                &call(json!({"order_id": "ord-89954"})),
+                &h,
+                &HashSet::new(),
+                &root()
+            ),
             None
         );
         assert_eq!(
-            guessed_identifier(&call(json!({"user_id": "U-7731"})), &h, "", &root()),
+            guessed_identifier(
+                &call(json!({"user_id": "U-7731"})),
+                &h,
+                &HashSet::new(),
+                &root()
+            ),
             None
         );
         // The system prompt is not something the model was shown as data.
-        assert!(guessed_identifier(&call(json!({"order_id": "ORD-1"})), &h, "", &root()).is_some());
+        assert!(guessed_identifier(
+            &call(json!({"order_id": "ORD-1"})),
+            &h,
+            &HashSet::new(),
+            &root()
+        )
+        .is_some());
     }
 
     #[test]
-    fn a_value_the_tool_s_schema_spells_out_is_no_guess() {
+    fn a_value_the_tool_s_schema_offers_is_no_guess() {
         let h = history("nothing");
         let schema = json!({
             "type": "object",
             "properties": {
                 "encoding": {"type": "string", "enum": ["utf8", "latin1"]},
-                "region": {"type": "string", "description": "Region, such as us-east-1."}
+                "region": {"type": "string", "default": "us-east-1"},
+                "order_id": {"type": "string", "description": "The order, e.g. ORD-10000."}
             }
-        })
-        .to_string();
+        });
+        let mut offered = HashSet::new();
+        crate::grounding::offered_values(&schema, &mut offered);
         let encoding = call(json!({"encoding": "utf8"}));
-        assert_eq!(guessed_identifier(&encoding, &h, &schema, &root()), None);
+        assert_eq!(guessed_identifier(&encoding, &h, &offered, &root()), None);
         let region = call(json!({"region": "us-east-1"}));
-        assert_eq!(guessed_identifier(&region, &h, &schema, &root()), None);
-        // Without the schema both are values nothing showed; a longer one that
-        // merely contains a listed value is still a guess.
-        assert!(guessed_identifier(&encoding, &h, "", &root()).is_some());
-        let longer = call(json!({"region": "us-east-12"}));
+        assert_eq!(guessed_identifier(&region, &h, &offered, &root()), None);
+        // Without the schema both are values nothing showed; the example a
+        // description gives is still a guess when copied.
+        assert!(guessed_identifier(&encoding, &h, &HashSet::new(), &root()).is_some());
+        let example = call(json!({"order_id": "ORD-10000"}));
         assert_eq!(
-            guessed_identifier(&longer, &h, &schema, &root()).as_deref(),
-            Some("us-east-12")
+            guessed_identifier(&example, &h, &offered, &root()).as_deref(),
+            Some("ORD-10000")
         );
     }
 
@@ -174,7 +188,7 @@ mod tests {
             guessed_identifier(
                 &call(json!({"path": "migrations/0005_add.sql"})),
                 &h,
-                "",
+                &HashSet::new(),
                 &root()
             ),
             None
@@ -183,7 +197,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("data2"), "x").unwrap();
         assert_eq!(
-            guessed_identifier(&call(json!({"path": "data2"})), &h, "", dir.path()),
+            guessed_identifier(
+                &call(json!({"path": "data2"})),
+                &h,
+                &HashSet::new(),
+                dir.path()
+            ),
             None
         );
     }

@@ -88,13 +88,10 @@ pub(crate) fn unopened_note(paths: &[String]) -> String {
         return String::new();
     }
     format!(
-        "\n{UNOPENED_OFFER} {}. If the task needs one of them, read it next.",
+        "\nFiles this result names that you have not read: {}. If the task needs one of them, read it next.",
         crate::guards::backticked_list(paths)
     )
 }
-
-/// How the note of unread files opens.
-pub(crate) const UNOPENED_OFFER: &str = "Files this result names that you have not read:";
 
 /// The unread file of the workspace that `text` means by a bare name (`limits.toml`
 /// in a plan to read it, for the `conf/prod/limits.toml` a result named): the latest

@@ -378,9 +378,11 @@ impl<B: Backend> Agent<B> {
             } => {
                 run.history.extend(keep);
                 let mut note = note;
+                // Every profile answers a loop so; under `full` it is a rule.
+                let full = self.strategy.guards_answers();
                 if completion.looped
                     && !run.memory.succeeded_calls.is_empty()
-                    && self.config.rules.on(Rule::LoopAnswer)
+                    && (!full || self.config.rules.on(Rule::LoopAnswer))
                 {
                     // A loop after a step that worked is most often the same call
                     // again and again: the retry shows the result and is an answer,
@@ -407,14 +409,11 @@ impl<B: Backend> Agent<B> {
                                 crate::recovery::LOOP_NOTE
                             ));
                             run.answer_only = true;
-                            let turn = run.turns;
-                            fired(
-                                &mut run.memory.fired,
-                                events,
-                                turn,
-                                Rule::LoopAnswer,
-                                &detail,
-                            );
+                            if full {
+                                let turn = run.turns;
+                                let rule = Rule::LoopAnswer;
+                                fired(&mut run.memory.fired, events, turn, rule, &detail);
+                            }
                         }
                     }
                 }
@@ -711,13 +710,16 @@ impl<B: Backend> Agent<B> {
             let second_before_any = run.tool_calls == 0
                 && run.recoveries.contains_key(&FailureClass::UnknownTool)
                 && crate::answer_now::lookup_run(&run.memory)
-                && self.config.rules.on(Rule::NoToolFits);
+                && (!self.strategy.guards_answers() || self.config.rules.on(Rule::NoToolFits));
             let hint = match run.tool_calls {
                 // The second call to nothing in a lookup run, and nothing else called:
                 // a request no tool fits (`multiply` with weather tools). The retry
                 // is decoded as the answer.
                 0 if second_before_any => {
-                    fired(&mut run.memory.fired, events, run.turns, Rule::NoToolFits, detail);
+                    if self.strategy.guards_answers() {
+                        let rule = Rule::NoToolFits;
+                        fired(&mut run.memory.fired, events, run.turns, rule, detail);
+                    }
                     run.answer_only = true;
                     run.from_knowledge = true;
                     format!(" {}", crate::answer_now::no_tool_fits(run.task()))

@@ -33,6 +33,7 @@ fn keys() -> String {
     VARIABLES
         .iter()
         .chain(rein_agent::RunConfig::SETTINGS.iter())
+        .chain(["rule.NAME"].iter())
         .copied()
         .collect::<Vec<_>>()
         .join(", ")

@@ -142,6 +142,16 @@ pub enum RunEvent {
         /// How long it took.
         ms: u64,
     },
+    /// Older traces only (no longer written; decision 0044): a which-file answer's
+    /// path that missed a workspace file by case or a leading dot was replaced.
+    AnswerPathCorrected {
+        /// The turn.
+        turn: u32,
+        /// The path as the answer wrote it.
+        said: String,
+        /// The workspace's file it was replaced with.
+        path: String,
+    },
     /// A rule of the loop fired (see `rein_agent::Rule`): an answer held, a call not
     /// run, a note added to a result, or the next request shaped.
     RuleFired {
@@ -286,6 +296,9 @@ impl RunEvent {
                 if *timed_out { ", timed out" } else { "" },
                 indent(output)
             ),
+            RunEvent::AnswerPathCorrected { said, path, .. } => {
+                format!("   ~ answer's path `{said}` is the workspace's `{path}`")
+            }
             RunEvent::RuleFired { rule, kind, detail, .. } => {
                 format!("   ~ rule {rule} ({kind}): {detail}")
             }

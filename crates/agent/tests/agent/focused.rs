@@ -174,14 +174,13 @@ fn a_which_file_answer_off_by_case_is_held_once_and_never_rewritten() {
         TraceEvent::RuleFired { rule, kind, .. } if rule == "near_miss_path" && kind == "hold"
     )));
     assert_eq!(r.result.rules.get("near_miss_path"), Some(&1));
-    // Given again as written (held once more for naming no file of the workspace),
-    // the answer stays as written: nothing rewrites it.
+    // Given again as written, the answer stays as written: nothing rewrites it.
     let wrong = "It is store/accounts.py.";
     let (dir, replies) = one_file_searched_then(
         "Store/Accounts.py",
         "class UserRepository:\n    pass\n",
         "class UserRepository",
-        &[wrong, wrong, wrong],
+        &[wrong, wrong],
     );
     let r = run_full(dir.path(), task, replies);
     assert_eq!(r.result.answer.as_deref(), Some("It is store/accounts.py."));

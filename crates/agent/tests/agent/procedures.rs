@@ -290,8 +290,14 @@ fn a_call_for_a_superlative_the_list_does_not_decide_alone_runs_at_once() {
         RunConfig::new(Profile::Full),
     );
     assert_eq!(*booked.lock().unwrap(), vec!["DL-0931".to_string()]);
+    // Nor is the answer naming it held.
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Booked DL-0931, confirmation XR2P9L.")
+    );
     assert!(
-        !r.result.rules.contains_key("wrong_pick_call"),
+        !r.result.rules.contains_key("wrong_pick_call")
+            && !r.result.rules.contains_key("wrong_pick"),
         "{:?}",
         r.result.rules
     );
