@@ -159,30 +159,6 @@ impl<B: Backend> Agent<B> {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::CallsOnly)
                     }
-                    // The retry is the write again.
-                    Held::MoreThanTheValue(..)
-                        if self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
-                    {
-                        run.answer_only = false;
-                        (FailureClass::MissingOutput, RetryMode::WriteOutput)
-                    }
-                    // Every file the steps need was read: the retry is the write.
-                    Held::ProcedureOutput(ref output)
-                        if output.unread.is_empty()
-                            && self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
-                    {
-                        run.answer_only = false;
-                        (FailureClass::MissingOutput, RetryMode::WriteOutput)
-                    }
-                    Held::ProcedureOutput(_) => {
-                        run.answer_only = false;
-                        (FailureClass::MissingOutput, RetryMode::CallsOnly)
-                    }
-                    // The retry is the step's call.
-                    Held::StepNotTaken(_) => {
-                        run.answer_only = false;
-                        (FailureClass::NotAnAnswer, RetryMode::CallsOnly)
-                    }
                     // The retry is the write itself, or another step before it.
                     Held::NothingWritten => {
                         run.answer_only = false;
@@ -241,13 +217,6 @@ impl<B: Backend> Agent<B> {
                         )
                     }
                     (Held::NotAnAnswer(_), _) => self.with_meant_file(run, &text, other.note()),
-                    (Held::ProcedureOutput(output), _) => {
-                        crate::procedure_output::procedure_note(output, |path| {
-                            self.info
-                                .family
-                                .call_text(READ_TOOL, &serde_json::json!({ "path": path }))
-                        })
-                    }
                     (Held::Unchanged(file), _) => match self.described_edit(file, &text) {
                         Some(edit) => format!(
                             "{}\nYour answer describes this change; make it with:\n{}",
@@ -391,30 +360,6 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    /// The hold of an answer naming the value the task's output file should hold
-    /// alone, while that file (written by this run) holds more.
-    fn more_than_the_value(&self, run: &RunState, text: &str) -> Option<Held> {
-        let file = run.memory.output_file.as_ref()?;
-        let (_, content) = run
-            .memory
-            .written_files
-            .iter()
-            .rev()
-            .find(|(path, _)| path.trim_start_matches("./") == file.trim_start_matches("./"))?;
-        let held = std::fs::read_to_string(self.executor.workspace.root().join(file)).ok()?;
-        if held != *content {
-            return None;
-        }
-        let (value, says) =
-            crate::output_file::more_than_the_value(run.task(), file, content, text)?;
-        Some(Held::MoreThanTheValue(
-            file.clone(),
-            value,
-            says.to_string(),
-            content.len(),
-        ))
-    }
-
     /// Why `text` is not the final answer yet, if it is not.
     fn held(&self, run: &RunState, text: &str) -> Option<Held> {
         if !self.strategy.guards_answers() {
@@ -461,33 +406,6 @@ impl<B: Backend> Agent<B> {
                     && missing_output(self.executor.workspace.root(), file)
                 {
                     return Some(Held::MissingOutput(file.clone()));
-                }
-            }
-            // The output file written with more than the value the task asks it to
-            // hold alone, while the answer names that value.
-            if let Some(held) = self.more_than_the_value(run, text) {
-                if room(&held) {
-                    return Some(held);
-                }
-            }
-            // So is the file the steps of a procedure the task hands over create.
-            if let Some(output) = crate::procedure_output::missing_procedure_output(
-                run.task(),
-                &run.memory,
-                &self.executor.workspace,
-            ) {
-                let held = Held::ProcedureOutput(output);
-                if room(&held) {
-                    return Some(held);
-                }
-            }
-            // A numbered step of the task whose tool never ran.
-            if let Some(step) =
-                crate::task_steps::untaken_step(run.task(), &self.tool_names, &run.memory)
-            {
-                let held = Held::StepNotTaken(step);
-                if room(&held) {
-                    return Some(held);
                 }
             }
             // Talk of an edit of the file the task asks to change ("replace the line

@@ -4,8 +4,7 @@
 //! identifier nothing showed answered instead of run (`guesses`), the request written
 //! over a file not run (`copies`), a tool's name as a shell command not run
 //! (`tool_commands`), a call for another item than the task's superlative picks
-//! not run once (`extreme_pick`), a new file beside the namesakes a change task
-//! means not run (`namesake_writes`), a write over a file the run never read not run
+//! not run once (`extreme_pick`), a write over a file the run never read not run
 //! (`unread_writes`), and a failure next to another tool's success in the same reply
 //! explained.
 
@@ -17,11 +16,10 @@ use crate::execute::CallOutcome;
 use crate::extreme_pick::{wrong_pick_call_note, wrong_pick_in_call};
 use crate::grounding::{enum_values, offered_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
-use crate::namesake_writes::namesake_write_note;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::rules::{fired, Rule};
-use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
+use crate::run::{Agent, Flow, READ_TOOL};
 use crate::state::RunState;
 use crate::tool_commands::tool_as_command_note;
 use crate::unread_writes::unread_overwrite_note;
@@ -37,8 +35,6 @@ impl<B: Backend> Agent<B> {
         events: &mut dyn EventSink,
     ) -> Vec<CallOutcome> {
         let root = self.executor.workspace.root();
-        let mut shown_files = Vec::new();
-        let mut refused_paths = Vec::new();
         let mut pick_refused = false;
         let rules = &self.config.rules;
         let guesses: Vec<Option<(Rule, CallOutcome)>> = ready
@@ -112,29 +108,13 @@ impl<B: Backend> Agent<B> {
                         return Some((Rule::WrongPickCall, CallOutcome::until_step(note)));
                     }
                 }
-                let mut namesakes = || {
-                    if !rules.on(Rule::NamesakeWrite) {
-                        return None;
-                    }
-                    let refusal = self.namesake_write(run, call)?;
-                    shown_files.extend(refusal.shown);
-                    refused_paths.push(refusal.path);
-                    Some((Rule::NamesakeWrite, CallOutcome::until_step(refusal.note)))
-                };
-                namesakes().or_else(|| {
-                    rules
-                        .on(Rule::UnreadOverwrite)
-                        .then(|| {
-                            unread_overwrite_note(
-                                call,
-                                workspace,
-                                &run.memory.seen_files,
-                                read_call,
-                            )
-                        })
-                        .flatten()
-                        .map(|note| (Rule::UnreadOverwrite, CallOutcome::until_step(note)))
-                })
+                rules
+                    .on(Rule::UnreadOverwrite)
+                    .then(|| {
+                        unread_overwrite_note(call, workspace, &run.memory.seen_files, read_call)
+                    })
+                    .flatten()
+                    .map(|note| (Rule::UnreadOverwrite, CallOutcome::until_step(note)))
             })
             .collect();
         for (call, refusal) in ready.iter().zip(&guesses) {
@@ -147,10 +127,6 @@ impl<B: Backend> Agent<B> {
             .into_iter()
             .map(|refusal| refusal.map(|(_, outcome)| outcome))
             .collect();
-        // The namesakes a refusal showed whole may be written over; the refused new
-        // file is written when asked again.
-        run.memory.seen_files.extend(shown_files);
-        run.memory.namesake_refused.extend(refused_paths);
         run.memory.pick_refused |= pick_refused;
         let runnable: Vec<ReadyCall> = ready
             .iter()
@@ -201,36 +177,6 @@ impl<B: Backend> Agent<B> {
             }
         }
         outcomes
-    }
-
-    /// Why `call` is not run, when it creates a file beside the namesakes a task that
-    /// changes what exists means (see `namesake_writes`), and the files it showed.
-    fn namesake_write(
-        &self,
-        run: &RunState,
-        call: &ReadyCall,
-    ) -> Option<crate::namesake_writes::Refusal> {
-        let memory = &run.memory;
-        let changes_existing = (memory.expects_change || memory.file_to_change.is_some())
-            && !memory.expects_write
-            && memory.output_file.is_none();
-        let path = call
-            .arguments
-            .get("path")
-            .and_then(serde_json::Value::as_str)?;
-        if !changes_existing || run.task().contains(path.trim_start_matches("./")) {
-            return None;
-        }
-        let workspace = &self.executor.workspace;
-        let refused_before = workspace
-            .resolve(path)
-            .is_ok_and(|resolved| memory.namesake_refused.contains(&resolved));
-        if refused_before {
-            return None;
-        }
-        namesake_write_note(call, workspace, |arguments| {
-            self.info.family.call_text(WRITE_TOOL, arguments)
-        })
     }
 
     /// The run's first calls, held once when none of them takes a value from the

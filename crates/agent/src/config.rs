@@ -83,6 +83,10 @@ pub struct RunConfig {
     /// Every reply under `auto` is decoded from its first token as the family's calls
     /// or an answer that opens no call (see `AutoGrammar::CallOrAnswer`).
     pub call_or_answer: bool,
+    /// Before the first turn, a run whose listed tools include a finder of hidden tools
+    /// (`tool_search`) searches them with the task's words, and the conversation opens
+    /// with that call and its result (`full`; see `tool_preview`).
+    pub tool_preview: bool,
     /// The loop's rules, each on unless switched off (`rule.NAME=off`, `rules=off`;
     /// see `rules`). They act under `full` only.
     pub rules: RuleSwitches,
@@ -126,12 +130,13 @@ impl RunConfig {
             focused_edit: profile == Profile::Full,
             result_context: profile == Profile::Full,
             call_or_answer: false,
+            tool_preview: false,
             rules: RuleSwitches::default(),
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 21] = [
+    pub const SETTINGS: [&'static str; 22] = [
         "describe",
         "temperature",
         "top_p",
@@ -152,6 +157,7 @@ impl RunConfig {
         "focused_edit",
         "result_context",
         "call_or_answer",
+        "tool_preview",
         "rules",
     ];
 
@@ -212,6 +218,7 @@ impl RunConfig {
             "focused_edit" => self.focused_edit = switch()?,
             "result_context" => self.result_context = switch()?,
             "call_or_answer" => self.call_or_answer = switch()?,
+            "tool_preview" => self.tool_preview = switch()?,
             "rules" => self.rules.set_all(switch()?),
             _ if key.starts_with("rule.") => {
                 let name = &key["rule.".len()..];
@@ -274,6 +281,7 @@ impl RunConfig {
             "focused_edit": self.focused_edit,
             "result_context": self.result_context,
             "call_or_answer": self.call_or_answer,
+            "tool_preview": self.tool_preview,
             "rules_off": self.rules.off_names(),
         })
     }

@@ -176,9 +176,6 @@ pub(crate) struct Memory {
     /// The files (resolved) a successful call of this run read, searched, edited or
     /// wrote: a write over any other existing file is not run (`full`).
     pub seen_files: std::collections::HashSet<std::path::PathBuf>,
-    /// New files whose write was refused once beside their namesakes (see
-    /// `namesake_writes`): written when asked again.
-    pub namesake_refused: std::collections::HashSet<std::path::PathBuf>,
     /// A call for another item than the task's superlative picks was not run once
     /// (see `extreme_pick`).
     pub pick_refused: bool,

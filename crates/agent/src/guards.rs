@@ -1,8 +1,7 @@
 //! Answers that are not answers, held back with one specific note (the `full`
 //! profile): a reply that narrates tool use ("you can use the `search` function…")
 //! or announces a step instead of taking it; an answer while the output file the task
-//! names (or the procedure it hands over creates) does not exist or holds more than the
-//! value asked for alone, while the file it asks to change is unchanged, before any
+//! names does not exist, while the file it asks to change is unchanged, before any
 //! look at a path it names, or before anything changed when it asks for a change; and
 //! an answer after source edits that were never checked (the verification guard).
 //! Each hold is bounded, so a run always ends.
@@ -22,14 +21,6 @@ pub(crate) enum Held {
     NotAnAnswer(NotAnswer),
     /// The task's output file does not exist.
     MissingOutput(String),
-    /// The task's output file holds more than the value the task asks for alone
-    /// (file, the value the answer names, the task's sentence naming the file, the
-    /// file's size in bytes).
-    MoreThanTheValue(String, String, String, usize),
-    /// A numbered step of the task whose tool has not run.
-    StepNotTaken(crate::task_steps::UntakenStep),
-    /// The output file of the procedure the task hands over does not exist.
-    ProcedureOutput(crate::procedure_output::ProcedureOutput),
     /// The file the task asks to change is as it was.
     Unchanged(String),
     /// Calls the model planned (deferred for an earlier result) never ran.
@@ -72,18 +63,6 @@ impl Held {
             Held::MissingOutput(file) => format!(
                 "The task asks for `{file}`, and it does not exist yet. If you have not found what goes in it, find it first (search, read_file); then write it with write_file, the whole content, and reply with a short final answer."
             ),
-            Held::MoreThanTheValue(file, value, says, bytes) => {
-                crate::output_file::more_than_the_value_note(file, value, says, *bytes)
-            }
-            Held::StepNotTaken(step) => format!(
-                "Not done yet: step {} of the task, \"{}\", has not been taken: no call of `{}` has run. Make that call now, with values from the results above; then go on with the task's steps and answer.",
-                step.number, step.text, step.tool
-            ),
-            Held::ProcedureOutput(output) => {
-                crate::procedure_output::procedure_note(output, |path| {
-                    format!("read_file with path `{path}`")
-                })
-            }
             Held::Unchanged(file) => format!(
                 "The task asks you to change `{file}`, and it is still unchanged. Make that change now with edit_file (read or search the part to change first if you have not seen it), then reply with a short final answer."
             ),
@@ -123,9 +102,6 @@ impl Held {
             Held::NotAnAnswer(why) if why.is_call_shaped() => Rule::CallShaped,
             Held::NotAnAnswer(_) => Rule::NotAnAnswer,
             Held::MissingOutput(_) => Rule::MissingOutput,
-            Held::ProcedureOutput(_) => Rule::ProcedureOutput,
-            Held::MoreThanTheValue(..) => Rule::MoreThanTheValue,
-            Held::StepNotTaken(_) => Rule::StepNotTaken,
             Held::Unchanged(_) => Rule::UnchangedFile,
             Held::PlannedCalls(_) => Rule::PlannedCalls,
             Held::Unsupported(..) => Rule::UnsupportedValue,
@@ -145,9 +121,7 @@ impl Held {
         match self {
             Held::Unverified(_) => "unverified_edits",
             Held::NotAnAnswer(_) => "not_an_answer",
-            Held::MissingOutput(_) | Held::ProcedureOutput(_) => "missing_output",
-            Held::MoreThanTheValue(..) => "more_than_the_value",
-            Held::StepNotTaken(_) => "step_not_taken",
+            Held::MissingOutput(_) => "missing_output",
             Held::Unchanged(_) => "unchanged_file",
             Held::PlannedCalls(_) => "planned_calls",
             Held::Unsupported(..) => "unsupported_value",
@@ -178,14 +152,6 @@ pub(crate) struct HoldCounts {
     pub not_an_answer: u32,
     /// Missing-output holds.
     pub missing_output: u32,
-    /// Procedure-output holds for the files its steps need.
-    pub procedure_reads: u32,
-    /// Procedure-output holds for the write.
-    pub procedure_output: u32,
-    /// More-than-the-value holds.
-    pub more_than_the_value: u32,
-    /// Step-not-taken holds.
-    pub step_not_taken: u32,
     /// Unchanged-file holds.
     pub unchanged: u32,
     /// Planned-call holds.
@@ -222,13 +188,6 @@ impl HoldCounts {
             Held::Unverified(_) => (&mut self.unverified, 2),
             Held::NotAnAnswer(_) => (&mut self.not_an_answer, 3),
             Held::MissingOutput(_) => (&mut self.missing_output, 1),
-            // Once for the files its steps need, once for the write.
-            Held::ProcedureOutput(output) if !output.unread.is_empty() => {
-                (&mut self.procedure_reads, 1)
-            }
-            Held::ProcedureOutput(_) => (&mut self.procedure_output, 1),
-            Held::MoreThanTheValue(..) => (&mut self.more_than_the_value, 1),
-            Held::StepNotTaken(_) => (&mut self.step_not_taken, 1),
             Held::Unchanged(_) => (&mut self.unchanged, 1),
             Held::PlannedCalls(_) => (&mut self.planned, 1),
             Held::Unsupported(..) => (&mut self.unsupported, 1),

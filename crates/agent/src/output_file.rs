@@ -118,60 +118,6 @@ fn left_out_note(shown: &[String], content: &str, file: &str) -> String {
     )
 }
 
-/// Nouns that name one value ("just that code").
-const VALUE_NOUNS: [&str; 9] = [
-    "code", "value", "number", "id", "version", "key", "token", "hash", "sha",
-];
-
-/// The value an answer names that the task's output file holds among other text,
-/// when the task says that file holds just that (`write just that code into
-/// incident.txt`): the 1.5B model wrote the whole log line there and answered with the
-/// code. The one word of `answer` with a digit in it (`PG-4471`) that `content` holds,
-/// that the task does not, and that `content` is more than; with the task's sentence
-/// that names the file, as the task writes it.
-pub(crate) fn more_than_the_value<'a>(
-    task: &'a str,
-    file: &str,
-    content: &str,
-    answer: &str,
-) -> Option<(String, &'a str)> {
-    let sentence = crate::guards::sentence_naming(task, file)?;
-    let words = crate::empty_answer::words(sentence);
-    // "just that code", "only the id": the value alone, not "only the ERROR lines".
-    let just = words.windows(3).any(|w| {
-        matches!(w[0].as_str(), "just" | "only")
-            && matches!(w[1].as_str(), "that" | "the" | "this")
-            && VALUE_NOUNS.contains(&w[2].as_str())
-    });
-    if !just || sentence.contains('<') {
-        return None;
-    }
-    let mut values: Vec<&str> = answer
-        .split_whitespace()
-        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|word| word.chars().count() >= 3 && word.chars().any(|c| c.is_ascii_digit()))
-        .filter(|word| content.contains(word) && !holds_word(task, word))
-        .collect();
-    values.dedup();
-    match values.as_slice() {
-        [value] if content.trim() != *value => Some((value.to_string(), sentence)),
-        _ => None,
-    }
-}
-
-/// The note of an answer held while `file` (of `bytes` bytes) holds more than the
-/// `value` the answer names; `says` is the task's sentence that names the file.
-pub(crate) fn more_than_the_value_note(
-    file: &str,
-    value: &str,
-    says: &str,
-    bytes: usize,
-) -> String {
-    format!(
-        "Not done yet: `{file}` holds {bytes} bytes, more than the value, and the task says: \"{says}\" Your answer names `{value}`: if that is what the task asks for, write `{file}` again with just that (content `{value}`), then reply with a short final answer."
-    )
-}
-
 /// Whether `text` holds `value` with no letter or digit right before or after it
 /// (`80` is not in "port 8080").
 fn holds_word(text: &str, value: &str) -> bool {
@@ -262,43 +208,5 @@ mod tests {
             quoted_result_value(looked_for, &[RESULT], "incident.txt", TASK),
             None
         );
-    }
-
-    #[test]
-    fn a_file_that_holds_more_than_the_value_the_task_asks_just_for_is_found() {
-        let task = "Find that line, take the code from it (it looks like PG-0000), and write just that code into a new file named incident.txt. Then tell me the code.";
-        let line = "2024-06-14T03:00:40Z ERROR charge failed: gateway returned code PG-4471 (retryable), attempt 3/3\n";
-        let answer = "The ERROR code is PG-4471.";
-        assert_eq!(
-            more_than_the_value(task, "incident.txt", line, answer)
-                .map(|(value, _)| value)
-                .as_deref(),
-            Some("PG-4471")
-        );
-        // Just the value: nothing to say.
-        assert_eq!(
-            more_than_the_value(task, "incident.txt", "PG-4471\n", answer),
-            None
-        );
-        // "only the lines", or a template, is no single value.
-        let lines = "Write only the ERROR lines of server.log into incident.txt.";
-        assert_eq!(
-            more_than_the_value(lines, "incident.txt", line, answer),
-            None
-        );
-        let template = "Write a file incident.txt that holds just the code as `Code: <code>`.";
-        assert_eq!(
-            more_than_the_value(template, "incident.txt", line, answer),
-            None
-        );
-        // A task that does not say "just" may want the whole line.
-        let whole = "Find that line and write it into a new file named incident.txt.";
-        assert_eq!(
-            more_than_the_value(whole, "incident.txt", line, answer),
-            None
-        );
-        // Two values named: no judgement.
-        let two = "The code is PG-4471, attempt 3/3.";
-        assert_eq!(more_than_the_value(task, "incident.txt", line, two), None);
     }
 }

@@ -74,12 +74,6 @@ rules! {
         "An answer that narrates a tool, announces or explains steps, claims the task done, gives the task back, copies a read or writes a placeholder; 3 per run.";
     MissingOutput = "missing_output", Hold,
         "An answer while the file the task asks to write does not exist; once.";
-    MoreThanTheValue = "more_than_the_value", Hold,
-        "An answer naming the value the output file should hold alone, while the file holds more; once.";
-    ProcedureOutput = "procedure_output", Hold,
-        "An answer while the file a procedure read by the run says to create does not exist; once for its reads, once for the write.";
-    StepNotTaken = "step_not_taken", Hold,
-        "An answer while a numbered step of the task, whose words spell a tool's name, has no successful call; once.";
     DescribedEdit = "described_edit", Hold,
         "An answer describing a one-line change of the task's file, which is unchanged; the note holds the edit call; once.";
     UnchangedFile = "unchanged_file", Hold,
@@ -114,8 +108,6 @@ rules! {
         "A shell command that is one of the run's tool names.";
     WrongPickCall = "wrong_pick_call", Refusal,
         "A call for another item of a compared list than the task's plain superlative picks; once a run, run when made again.";
-    NamesakeWrite = "namesake_write", Refusal,
-        "A new file beside the namesakes a change task means; run when made again.";
     UnreadOverwrite = "unread_overwrite", Refusal,
         "A whole-file write over a file the run never looked at; run after a look.";
     UngroundedFirstCall = "ungrounded_first_call", Refusal,

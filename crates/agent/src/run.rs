@@ -194,6 +194,9 @@ impl<B: Backend> Agent<B> {
         // Each run starts with only the listed tools.
         self.forget_revealed();
         let mut run = self.start(task, events);
+        if self.config.tool_preview && self.strategy.guards_answers() {
+            self.preview_tools(&mut run, events).await;
+        }
         let (stop, answer, detail) = loop {
             if let Some(stop) = self.budget_exhausted(&run) {
                 break (stop, None, None);

@@ -1,8 +1,8 @@
-//! Steps the task hands over and picks the loop checks: the file a procedure creates
-//! is held for (first the files its steps need, then the write itself), a call for
-//! another item than the task's superlative picks is not run once, a file's text
-//! copied back as the answer is held once, and a call deferred long ago holds no
-//! answer.
+//! Picks and steps the loop checks: a call for another item than the task's
+//! superlative picks is not run once, a file's text copied back as the answer is held
+//! once, a call deferred long ago holds no answer, a value not found is followed by
+//! the call with the one an earlier result gave, and a placeholder where the value
+//! goes is held.
 
 use std::sync::{Arc, Mutex};
 
@@ -14,82 +14,6 @@ use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
 use super::{call, recoveries, run_full, run_with_tools, seen, tool_outputs};
-
-const PROCEDURE: &str = "# app\n\n## Release procedure\n\n1. Read the version from the file `VERSION`.\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n\nDo not change any other file.\n";
-const RELEASE_TASK: &str = "Read README.md and carry out its release procedure, step by step.";
-
-fn release_workspace(dir: &std::path::Path) {
-    std::fs::write(dir.join("README.md"), PROCEDURE).unwrap();
-    std::fs::write(dir.join("VERSION"), "4.7.2\n").unwrap();
-}
-
-#[test]
-fn a_procedure_s_file_is_held_for_the_files_its_steps_need_then_for_the_write() {
-    let dir = tempfile::tempdir().unwrap();
-    release_workspace(dir.path());
-    let replies = vec![
-        call("read_file", r#"{"path": "README.md"}"#),
-        "The procedure has two steps.".to_string(),
-        call("read_file", r#"{"path": "VERSION"}"#),
-        "To continue the release procedure, follow these steps:".to_string(),
-        call(
-            "write_file",
-            r#"{"path": "release/notes.txt", "content": "Release 4.7.2\n"}"#,
-        ),
-        "Created release/notes.txt for 4.7.2.".to_string(),
-    ];
-    let r = run_full(dir.path(), RELEASE_TASK, replies);
-    assert_eq!(
-        r.result.answer.as_deref(),
-        Some("Created release/notes.txt for 4.7.2.")
-    );
-    assert_eq!(
-        recoveries(&r.events),
-        vec!["missing_output", "missing_output"]
-    );
-    // First the file the steps need, with the call that reads it.
-    let first = seen(&r, 2);
-    assert!(
-        first.contains("its steps need `VERSION`, which no call has read")
-            && first.contains(r#""path":"VERSION""#),
-        "{first}"
-    );
-    // Then the write, decoded as one, with the step that says what goes in it.
-    let requests = &r.agent.backend().requests;
-    let second = seen(&r, 4);
-    assert!(
-        second.contains("Its step says:\n```\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n```"),
-        "{second}"
-    );
-    assert_eq!(
-        requests[4].request.choice,
-        ToolChoice::Named("write_file".into())
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("release/notes.txt")).unwrap(),
-        "Release 4.7.2\n"
-    );
-}
-
-#[test]
-fn a_procedure_only_summarized_is_not_held_for_its_file() {
-    let dir = tempfile::tempdir().unwrap();
-    release_workspace(dir.path());
-    let replies = vec![
-        call("read_file", r#"{"path": "README.md"}"#),
-        "It reads VERSION and writes release notes.".to_string(),
-    ];
-    let r = run_full(
-        dir.path(),
-        "Summarize the release procedure in README.md.",
-        replies,
-    );
-    assert_eq!(
-        r.result.answer.as_deref(),
-        Some("It reads VERSION and writes release notes.")
-    );
-    assert!(recoveries(&r.events).is_empty(), "{:?}", r.events);
-}
 
 /// A read-only tool that answers every call with the same JSON.
 struct Fixed {
@@ -376,50 +300,6 @@ fn a_call_deferred_two_steps_of_other_calls_ago_holds_no_answer() {
     );
 }
 
-#[test]
-fn an_output_file_with_more_than_the_value_the_task_asks_just_for_is_written_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let line =
-        "2024-06-14T03:00:40Z ERROR charge failed: gateway returned code PG-4471 (retryable)";
-    std::fs::write(
-        dir.path().join("server.log"),
-        format!("INFO start\n{line}\n"),
-    )
-    .unwrap();
-    let task = "server.log has one line with the level ERROR. Take the gateway code from it (it looks like PG-0000), and write just that code into a new file named incident.txt. Then tell me the code.";
-    let replies = vec![
-        call("search", r#"{"pattern": "ERROR", "path": "server.log"}"#),
-        call(
-            "write_file",
-            &format!(r#"{{"path": "incident.txt", "content": "{line}"}}"#),
-        ),
-        "The gateway code is PG-4471.".to_string(),
-        call(
-            "write_file",
-            r#"{"path": "incident.txt", "content": "PG-4471"}"#,
-        ),
-        "The gateway code is PG-4471.".to_string(),
-    ];
-    let r = run_full(dir.path(), task, replies);
-    assert_eq!(
-        r.result.answer.as_deref(),
-        Some("The gateway code is PG-4471.")
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("incident.txt")).unwrap(),
-        "PG-4471"
-    );
-    let note = seen(&r, 3);
-    assert!(
-        note.contains("write `incident.txt` again with just that (content `PG-4471`)"),
-        "{note}"
-    );
-    assert_eq!(
-        r.agent.backend().requests[3].request.choice,
-        ToolChoice::Named("write_file".into())
-    );
-}
-
 /// A repository lookup, and a branch lookup that knows only `trunk`.
 fn repo() -> Arc<Fixed> {
     Arc::new(Fixed {
@@ -532,62 +412,6 @@ fn calls_of_one_tool_over_several_items_make_no_pick_to_check() {
 }
 
 #[test]
-fn an_answer_before_a_numbered_step_s_tool_ran_is_held_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut registry = Registry::builtin();
-    registry.add(repo());
-    registry.add(Arc::new(Branch));
-    let task = "For the repository acme/ledger:\n1. Get the repository to find its default branch.\n2. Get that branch to find the sha of its latest commit.\nThen tell me the sha.";
-    let replies = |answer: &str| {
-        vec![
-            call("get_repository", r#"{"repo": "acme/ledger"}"#),
-            "The default branch is trunk.".to_string(),
-            call(
-                "get_branch",
-                r#"{"repo": "acme/ledger", "branch": "trunk"}"#,
-            ),
-            answer.to_string(),
-        ]
-    };
-    let r = run_with_tools(
-        dir.path(),
-        task,
-        ScriptedBackend::new(replies("The sha is 9f3c2e1."), true),
-        &registry,
-        RunConfig::new(Profile::Full),
-    );
-    assert_eq!(r.result.answer.as_deref(), Some("The sha is 9f3c2e1."));
-    let note = seen(&r, 2);
-    assert!(
-        note.contains("step 2 of the task, \"Get that branch to find the sha of its latest commit.\", has not been taken: no call of `get_branch` has run"),
-        "{note}"
-    );
-    assert_eq!(
-        r.agent.backend().requests[2].request.choice,
-        ToolChoice::Required
-    );
-    // Held once: an answer before the step, twice, is the answer.
-    let r = run_with_tools(
-        dir.path(),
-        task,
-        ScriptedBackend::new(
-            vec![
-                call("get_repository", r#"{"repo": "acme/ledger"}"#),
-                "The default branch is trunk.".to_string(),
-                "The default branch is trunk.".to_string(),
-            ],
-            true,
-        ),
-        &registry,
-        RunConfig::new(Profile::Full),
-    );
-    assert_eq!(
-        r.result.answer.as_deref(),
-        Some("The default branch is trunk.")
-    );
-}
-
-#[test]
 fn an_answer_with_a_placeholder_where_the_value_goes_is_held() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("code.txt"), "gateway code PG-4471\n").unwrap();
@@ -611,36 +435,5 @@ fn an_answer_with_a_placeholder_where_the_value_goes_is_held() {
     assert_eq!(
         r.agent.backend().requests[2].request.choice,
         ToolChoice::Auto
-    );
-}
-
-#[test]
-fn a_procedure_whose_readme_names_other_files_still_gets_its_write_held_for() {
-    let dir = tempfile::tempdir().unwrap();
-    let readme = "# app\n\nSee `CONTRIBUTING.md` and `LICENSE` first.\n\n## Release\n\n1. Read the version from the file `VERSION`.\n2. Create the file `release/notes.txt` with one line:\n   - `Release <version>`\n";
-    std::fs::write(dir.path().join("README.md"), readme).unwrap();
-    std::fs::write(dir.path().join("VERSION"), "4.7.2\n").unwrap();
-    std::fs::write(dir.path().join("CONTRIBUTING.md"), "Be kind.\n").unwrap();
-    std::fs::write(dir.path().join("LICENSE"), "MIT\n").unwrap();
-    let replies = vec![
-        call("read_file", r#"{"path": "README.md"}"#),
-        call("read_file", r#"{"path": "VERSION"}"#),
-        "To continue the release procedure, follow these steps:".to_string(),
-        call(
-            "write_file",
-            r#"{"path": "release/notes.txt", "content": "Release 4.7.2\n"}"#,
-        ),
-        "Created release/notes.txt.".to_string(),
-    ];
-    let r = run_full(dir.path(), RELEASE_TASK, replies);
-    assert_eq!(
-        r.result.answer.as_deref(),
-        Some("Created release/notes.txt.")
-    );
-    // The files outside the steps are not asked for: the first hold is the write.
-    assert_eq!(recoveries(&r.events), vec!["missing_output"]);
-    assert_eq!(
-        r.agent.backend().requests[3].request.choice,
-        ToolChoice::Named("write_file".into())
     );
 }

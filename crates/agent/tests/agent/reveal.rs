@@ -163,6 +163,52 @@ fn a_revealed_tool_is_callable_from_the_next_turn_and_the_prompt_keeps_its_tools
 }
 
 #[test]
+fn with_tool_preview_the_run_opens_with_the_harness_s_search_for_the_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::builtin();
+    registry.add(Arc::new(FindCustomer));
+    registry.add(Arc::new(Search));
+    let mut config = RunConfig::new(Profile::Full);
+    config.set("tool_preview", "on").unwrap();
+    let backend = ScriptedBackend::new(
+        vec![
+            call("crm__find_customer", r#"{"email": "ada@example.com"}"#),
+            "The customer is Ada Lovelace.".to_string(),
+        ],
+        true,
+    );
+    let r = run_with_tools(dir.path(), TASK, backend, &registry, config);
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The customer is Ada Lovelace.")
+    );
+    // Callable from the first turn, and the first request shows the search already
+    // made: the task as its query, the tools found as its result.
+    assert!(callable(&r, 0, "crm__find_customer"));
+    let first = &r.agent.backend().requests[0].messages;
+    let assistant = first
+        .iter()
+        .find(|m| !m.tool_calls.is_empty())
+        .expect("the search's call");
+    assert_eq!(assistant.tool_calls[0].function.name, "tool_search");
+    assert!(assistant.tool_calls[0].function.arguments["query"]
+        .as_str()
+        .is_some_and(|q| q.contains("ada@example.com")));
+    assert!(first.iter().any(|m| m
+        .content
+        .as_deref()
+        .is_some_and(|c| c.contains("crm__find_customer(email: string)"))));
+    // The model's own calls count; the harness's search does not.
+    assert_eq!(r.result.tool_calls, 1);
+    // Off (the default), the first request has no such exchange.
+    let r = run_deferred(vec!["The customer is unknown.".to_string()]);
+    assert!(r.agent.backend().requests[0]
+        .messages
+        .iter()
+        .all(|m| m.tool_calls.is_empty()));
+}
+
+#[test]
 fn a_deferred_tool_called_before_a_search_is_an_unknown_tool() {
     let r = run_deferred(vec![
         call("crm__find_customer", r#"{"email": "ada@example.com"}"#),
