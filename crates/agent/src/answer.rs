@@ -12,9 +12,10 @@ use crate::named_files::meant_file;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::rules::{fired, Rule};
-use crate::run::{Agent, Flow, READ_TOOL, WRITE_TOOL};
+use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::supported::unsupported_value;
+use crate::tool_names::{READ_TOOL, WRITE_TOOL};
 
 impl<B: Backend> Agent<B> {
     /// The flow after the model answered `text`.

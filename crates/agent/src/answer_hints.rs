@@ -7,8 +7,9 @@ use rein_engine::Backend;
 
 use crate::described_edit::{described_edit, LineEdit};
 use crate::guards::Held;
-use crate::run::{Agent, EDIT_TOOL, LIST_TOOL, READ_TOOL};
+use crate::run::Agent;
 use crate::state::RunState;
+use crate::tool_names::{EDIT_TOOL, LIST_TOOL, READ_TOOL};
 
 impl<B: Backend> Agent<B> {
     /// The hold of an answer given before any call ran, in a task about the

@@ -19,9 +19,10 @@ use crate::guesses::{guessed_identifier, guessed_note};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::rules::{fired, Rule};
-use crate::run::{Agent, Flow, READ_TOOL};
+use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::tool_commands::tool_as_command_note;
+use crate::tool_names::READ_TOOL;
 use crate::unread_writes::unread_overwrite_note;
 use crate::validate::ReadyCall;
 

@@ -12,11 +12,12 @@ use crate::named_files::meant_file;
 use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
 use crate::rules::{fired, Rule};
-use crate::run::{Agent, Flow, FINISH_TOOL, READ_TOOL};
+use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::stepwise::{
     copied_from_results, defer_other_tools, deferred_note, spray_after_success, sprayed_note,
 };
+use crate::tool_names::{FINISH_TOOL, READ_TOOL};
 use crate::validate::{validate, ProposedCall, ReadyCall, Rejection};
 
 /// Steps of other calls after which a deferred call is no longer the plan.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rein_protocol::Message;
 
-use crate::run::WRITE_TOOL;
+use crate::tool_names::WRITE_TOOL;
 use crate::validate::ReadyCall;
 
 /// Shorter content may well be a line the request quotes.

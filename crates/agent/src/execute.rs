@@ -327,7 +327,7 @@ impl Executor {
                                     .succeeded_order
                                     .push((call.key(), outcome.found_nothing));
                             }
-                            if call.name == crate::run::WRITE_TOOL {
+                            if call.name == crate::tool_names::WRITE_TOOL {
                                 let argument =
                                     |key: &str| call.arguments.get(key).and_then(Value::as_str);
                                 if let (Some(path), Some(content)) =

@@ -14,8 +14,9 @@ use serde_json::Value;
 
 use crate::described_edit::LineEdit;
 use crate::execute::CallOutcome;
-use crate::run::{Agent, EDIT_TOOL, WRITE_TOOL};
+use crate::run::Agent;
 use crate::state::RunState;
+use crate::tool_names::{EDIT_TOOL, WRITE_TOOL};
 use crate::validate::ReadyCall;
 
 /// Terms of the task longer than this are not looked for.

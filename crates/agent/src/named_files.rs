@@ -25,7 +25,7 @@ pub(crate) fn unopened_paths(
     let own = call.arguments.get("path").and_then(Value::as_str);
     let mut found = unopened(result, own, None, workspace, memory);
     // A listing names its entries by their bare names, inside the listed directory.
-    if call.name == crate::run::LIST_TOOL {
+    if call.name == crate::tool_names::LIST_TOOL {
         let base = own.unwrap_or(".").trim_end_matches('/');
         for path in unopened(result, own, Some(base), workspace, memory) {
             if found.len() < NAMED_PATHS && !found.contains(&path) {

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::execute::{CallOutcome, Executor, Memory};
-use crate::run::WRITE_TOOL;
+use crate::tool_names::WRITE_TOOL;
 use crate::validate::ReadyCall;
 
 /// Lines shown at most for the task's word when the output file is looked for.

@@ -24,24 +24,7 @@ use crate::prompt::system_prompt;
 use crate::recovery::FailureClass;
 use crate::rules::{fired, Rule};
 use crate::state::RunState;
-
-/// The tool that ends a run with an answer (offered by the `structured` profile).
-pub const FINISH_TOOL: &str = "finish";
-
-/// The built-in tool that writes a file (the output-file guard asks for it).
-pub(crate) const WRITE_TOOL: &str = "write_file";
-
-/// The built-in tool that reads a file (a plan to read one is answered with its call).
-pub(crate) const READ_TOOL: &str = "read_file";
-
-/// The built-in tool that changes part of a file.
-pub(crate) const EDIT_TOOL: &str = "edit_file";
-
-/// The built-in tool that lists a directory.
-pub(crate) const LIST_TOOL: &str = "list_dir";
-
-/// The built-in shell.
-pub(crate) const SHELL_TOOL: &str = "shell";
+use crate::tool_names::{FINISH_TOOL, WRITE_TOOL};
 
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]

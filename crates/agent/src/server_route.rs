@@ -9,7 +9,7 @@ use rein_protocol::ToolSpec;
 use rein_tools::{Confinement, Workspace};
 use serde_json::{Map, Value};
 
-use crate::run::{EDIT_TOOL, LIST_TOOL, READ_TOOL, SHELL_TOOL, WRITE_TOOL};
+use crate::tool_names::{EDIT_TOOL, LIST_TOOL, READ_TOOL, SHELL_TOOL, WRITE_TOOL};
 
 /// The built-in content search.
 const SEARCH_TOOL: &str = "search";

@@ -9,8 +9,9 @@ use rein_engine::Backend;
 use serde_json::Value;
 
 use crate::execute::CallOutcome;
-use crate::run::{Agent, SHELL_TOOL};
+use crate::run::Agent;
 use crate::state::RunState;
+use crate::tool_names::SHELL_TOOL;
 use crate::validate::ReadyCall;
 
 /// The command in backticks right after "run" or "execute" in `task`, if any.

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use crate::run::{LIST_TOOL, READ_TOOL, SHELL_TOOL};
+use crate::tool_names::{LIST_TOOL, READ_TOOL, SHELL_TOOL};
 use crate::validate::ReadyCall;
 
 /// The result given instead of running `call`, when it is a shell command whose first

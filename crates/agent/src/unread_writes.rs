@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use rein_tools::Workspace;
 use serde_json::Value;
 
-use crate::run::{EDIT_TOOL, READ_TOOL, WRITE_TOOL};
+use crate::tool_names::{EDIT_TOOL, READ_TOOL, WRITE_TOOL};
 use crate::validate::ReadyCall;
 
 /// Tools whose successful call on a file shows the model that file (or was written
