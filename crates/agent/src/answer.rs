@@ -11,7 +11,7 @@ use crate::guards::{
 use crate::named_files::meant_file;
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::rules::{fired, Rule};
+use crate::rules::Rule;
 use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::supported::unsupported_value;
@@ -53,14 +53,7 @@ impl<B: Backend> Agent<B> {
             && (talks_about_tools(&text) || echoes_the_note(run, &text))
             && run.holds.allow(&Held::NotAnAnswer(NotAnswer::EchoesNote))
         {
-            let turn = run.turns;
-            fired(
-                &mut run.memory.fired,
-                events,
-                turn,
-                Rule::TalksAboutTools,
-                &text,
-            );
+            run.fire(events, Rule::TalksAboutTools, &text);
             run.answer_only = true;
             let note = format!(
                 "That was not an answer: it talks about the tools, and no tool is needed here. Answer the question itself, from what you know, in one or two sentences: {}",
@@ -84,9 +77,8 @@ impl<B: Backend> Agent<B> {
         if !run.holds.allow(&held) {
             return Flow::Stop((StopReason::Answered, Some(after_check(run, text)), None));
         }
-        let turn = run.turns;
         let detail = format!("{}: {}", held.kind(), first_line(&text));
-        fired(&mut run.memory.fired, events, turn, held.rule(), &detail);
+        run.fire(events, held.rule(), &detail);
         if let Held::NotAnAnswer(why) = &held {
             // Steps explained to the user after a step that worked are most often
             // the answer not given yet: the latest result is shown like a narrated one.

@@ -18,7 +18,7 @@ use crate::grounding::{enum_values, offered_values, ungrounded_note, ungrounded_
 use crate::guesses::{guessed_identifier, guessed_note};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
-use crate::rules::{fired, Rule};
+use crate::rules::Rule;
 use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::tool_commands::tool_as_command_note;
@@ -121,7 +121,7 @@ impl<B: Backend> Agent<B> {
         for (call, refusal) in ready.iter().zip(&guesses) {
             if let Some((rule, outcome)) = refusal {
                 let detail = format!("{}: {}", call.name, first_line(&outcome.text));
-                fired(&mut run.memory.fired, events, run.turns, *rule, &detail);
+                run.fire(events, *rule, &detail);
             }
         }
         let guesses: Vec<Option<CallOutcome>> = guesses
@@ -168,13 +168,7 @@ impl<B: Backend> Agent<B> {
         if self.strategy.guards_answers() && self.config.rules.on(Rule::BatchDependency) {
             for noted in note_batch_dependencies(ready, &mut outcomes) {
                 let detail = format!("{}: needs a result of the same reply", ready[noted].name);
-                fired(
-                    &mut run.memory.fired,
-                    events,
-                    run.turns,
-                    Rule::BatchDependency,
-                    &detail,
-                );
+                run.fire(events, Rule::BatchDependency, &detail);
             }
         }
         outcomes
@@ -227,7 +221,7 @@ impl<B: Backend> Agent<B> {
             true => Rule::NoToolFits,
             false => Rule::UngroundedFirstCall,
         };
-        fired(&mut run.memory.fired, events, run.turns, rule, &detail);
+        run.fire(events, rule, &detail);
         let note = match again {
             true => {
                 // The retry is decoded as the answer, from what the model knows.

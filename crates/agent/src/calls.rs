@@ -4,14 +4,13 @@
 
 use rein_engine::{Backend, Completion};
 use rein_protocol::{EventSink, RunEvent, StopReason};
-use serde_json::json;
 
 use crate::answer_now;
 use crate::execute::CallOutcome;
 use crate::named_files::meant_file;
 use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
-use crate::rules::{fired, Rule};
+use crate::rules::Rule;
 use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::stepwise::{
@@ -54,15 +53,7 @@ impl<B: Backend> Agent<B> {
                 }
                 Err(rejection) => {
                     if rejection.copies_result {
-                        let turn = run.turns;
-                        let detail = rejection.detail.clone();
-                        fired(
-                            &mut run.memory.fired,
-                            events,
-                            turn,
-                            Rule::CopiedResult,
-                            &detail,
-                        );
+                        run.fire(events, Rule::CopiedResult, &rejection.detail);
                     }
                     // Profiles that explain failures say what to fix; others retry blindly.
                     let mut note = rejection.note;
@@ -126,13 +117,7 @@ impl<B: Backend> Agent<B> {
             }
             false => Vec::new(),
         };
-        events.emit(&RunEvent::Calls {
-            turn: run.turns,
-            calls: ready
-                .iter()
-                .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
-                .collect(),
-        });
+        events.emit(&ReadyCall::event(run.turns, &ready));
         if let Some(finish) = ready.iter().find(|c| c.name == FINISH_TOOL) {
             let answer = finish.arguments["answer"]
                 .as_str()
@@ -305,14 +290,7 @@ impl<B: Backend> Agent<B> {
                 last.text
                     .push_str(&answer_now::answer_from_results(run.task(), &results));
                 let detail = format!("{} results shown with the last", results.len());
-                let turn = run.turns;
-                fired(
-                    &mut run.memory.fired,
-                    events,
-                    turn,
-                    Rule::AnswerFromResults,
-                    &detail,
-                );
+                run.fire(events, Rule::AnswerFromResults, &detail);
             }
         }
         // A value not found, where an earlier result gave another under the
@@ -397,14 +375,7 @@ impl<B: Backend> Agent<B> {
             ready.len() - 1
         );
         run.answer_only = true;
-        let turn = run.turns;
-        fired(
-            &mut run.memory.fired,
-            events,
-            turn,
-            Rule::RepeatLedAnswer,
-            &detail,
-        );
+        run.fire(events, Rule::RepeatLedAnswer, &detail);
         Some(self.retry(
             run,
             FailureClass::Repetition,
@@ -475,7 +446,7 @@ fn noted(
 ) {
     if let Some(note) = outcome.text.get(before..).filter(|note| !note.is_empty()) {
         let detail = format!("{}: {}", call.name, note.trim());
-        fired(&mut run.memory.fired, events, run.turns, rule, &detail);
+        run.fire(events, rule, &detail);
     }
 }
 
@@ -552,14 +523,7 @@ impl<B: Backend> Agent<B> {
     ) {
         let from = call.arguments.clone();
         if crate::quoted_copies::restore_request_quotes(&mut call.arguments, run.task()) {
-            let turn = run.turns;
-            fired(
-                &mut run.memory.fired,
-                events,
-                turn,
-                Rule::RequestQuotes,
-                &call.name,
-            );
+            run.fire(events, Rule::RequestQuotes, &call.name);
             events.emit(&RunEvent::Coerced {
                 turn: run.turns,
                 tool: call.name.clone(),

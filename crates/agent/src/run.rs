@@ -22,7 +22,7 @@ use crate::execute::Executor;
 use crate::profile::{ReadContext, RetryMode, Step, Strategy};
 use crate::prompt::system_prompt;
 use crate::recovery::FailureClass;
-use crate::rules::{fired, Rule};
+use crate::rules::Rule;
 use crate::state::RunState;
 use crate::tool_names::{FINISH_TOOL, WRITE_TOOL};
 
@@ -396,9 +396,7 @@ impl<B: Backend> Agent<B> {
                             ));
                             run.answer_only = true;
                             if full {
-                                let turn = run.turns;
-                                let rule = Rule::LoopAnswer;
-                                fired(&mut run.memory.fired, events, turn, rule, &detail);
+                                run.fire(events, Rule::LoopAnswer, &detail);
                             }
                         }
                     }
@@ -607,14 +605,7 @@ impl<B: Backend> Agent<B> {
             true => "the turn budget's last turn",
             false => "the wall clock's last turn",
         };
-        let turn = run.turns;
-        fired(
-            &mut run.memory.fired,
-            events,
-            turn,
-            Rule::LastTurnAnswer,
-            why,
-        );
+        run.fire(events, Rule::LastTurnAnswer, why);
         let last = "This is the last turn: reply to the task now with what the results above say.";
         run.note = Some(match run.note.take() {
             Some(note) => format!("{note}\n{last}"),
@@ -676,13 +667,7 @@ impl<B: Backend> Agent<B> {
             _ => None,
         };
         if let Some(look) = look {
-            fired(
-                &mut run.memory.fired,
-                events,
-                run.turns,
-                Rule::UnknownToolLook,
-                &look,
-            );
+            run.fire(events, Rule::UnknownToolLook, &look);
             mode = RetryMode::CallsOnly;
             if let Some(note) = note.as_mut() {
                 note.push(' ');
@@ -703,8 +688,7 @@ impl<B: Backend> Agent<B> {
                 // is decoded as the answer.
                 0 if second_before_any => {
                     if self.strategy.guards_answers() {
-                        let rule = Rule::NoToolFits;
-                        fired(&mut run.memory.fired, events, run.turns, rule, detail);
+                        run.fire(events, Rule::NoToolFits, detail);
                     }
                     run.answer_only = true;
                     run.from_knowledge = true;

@@ -103,6 +103,17 @@ impl RunState {
         task_of(&self.history)
     }
 
+    /// Records that `rule` fired this turn (`detail`: what it fired on), in the run's
+    /// counts and as a trace event.
+    pub(crate) fn fire(
+        &mut self,
+        events: &mut dyn rein_protocol::EventSink,
+        rule: crate::rules::Rule,
+        detail: &str,
+    ) {
+        crate::rules::fired(&mut self.memory.fired, events, self.turns, rule, detail);
+    }
+
     /// The tool results of the history, oldest first.
     pub(crate) fn results(&self) -> Vec<&str> {
         self.history

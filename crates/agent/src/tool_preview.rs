@@ -7,7 +7,7 @@
 //! search is a step it finds already taken, in its own template's shape.
 
 use rein_engine::Backend;
-use rein_protocol::{EventSink, RunEvent};
+use rein_protocol::EventSink;
 use serde_json::json;
 
 use crate::profile::Exchange;
@@ -36,13 +36,7 @@ impl<B: Backend> Agent<B> {
             arguments: json!({ "query": run.task() }),
         };
         let calls = [call];
-        events.emit(&RunEvent::Calls {
-            turn: 0,
-            calls: calls
-                .iter()
-                .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
-                .collect(),
-        });
+        events.emit(&ReadyCall::event(0, &calls));
         let mut outcomes = self.executor.run(&calls, 0, &mut run.memory, events).await;
         let Some(outcome) = outcomes.first_mut() else {
             return;

@@ -61,6 +61,17 @@ pub(crate) struct ReadyCall {
 }
 
 impl ReadyCall {
+    /// The trace event of `calls` proposed at `turn`, about to run.
+    pub(crate) fn event(turn: u32, calls: &[ReadyCall]) -> rein_protocol::RunEvent {
+        rein_protocol::RunEvent::Calls {
+            turn,
+            calls: calls
+                .iter()
+                .map(|c| serde_json::json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+                .collect(),
+        }
+    }
+
     /// The identity of a call for repetition checks: name and canonical arguments.
     pub(crate) fn key(&self) -> String {
         call_key(&self.name, &self.arguments)

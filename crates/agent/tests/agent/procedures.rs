@@ -82,6 +82,17 @@ impl Tool for Booking {
     }
 }
 
+/// The built-in tools, the flights to compare, and a booking whose record comes back.
+fn flights_and_booking() -> (Registry, Arc<Mutex<Vec<String>>>) {
+    let booked = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::builtin();
+    registry.add(flights());
+    registry.add(Arc::new(Booking {
+        booked: Arc::clone(&booked),
+    }));
+    (registry, booked)
+}
+
 fn spec(name: &str, description: &str, properties: Value) -> ToolSpec {
     ToolSpec {
         kind: "function".into(),
@@ -96,12 +107,7 @@ fn spec(name: &str, description: &str, properties: Value) -> ToolSpec {
 #[test]
 fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
     let dir = tempfile::tempdir().unwrap();
-    let booked = Arc::new(Mutex::new(Vec::new()));
-    let mut registry = Registry::builtin();
-    registry.add(flights());
-    registry.add(Arc::new(Booking {
-        booked: Arc::clone(&booked),
-    }));
+    let (registry, booked) = flights_and_booking();
     let task = "Search for flights from BOS, then book the cheapest of them for the passenger \"Ana Souza\". Tell me the flight id you booked.";
     let book = |id: &str| {
         call(
@@ -138,12 +144,7 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
     );
 
     // Once a run: the same call again is made.
-    let booked = Arc::new(Mutex::new(Vec::new()));
-    let mut registry = Registry::builtin();
-    registry.add(flights());
-    registry.add(Arc::new(Booking {
-        booked: Arc::clone(&booked),
-    }));
+    let (registry, booked) = flights_and_booking();
     let backend = ScriptedBackend::new(
         vec![
             call("search_flights", r#"{"origin": "BOS"}"#),
@@ -159,12 +160,7 @@ fn a_call_for_another_item_than_the_superlative_picks_is_not_run_once() {
     assert_eq!(*booked.lock().unwrap(), vec!["DL-0931".to_string()]);
 
     // `naive` runs the call.
-    let booked = Arc::new(Mutex::new(Vec::new()));
-    let mut registry = Registry::builtin();
-    registry.add(flights());
-    registry.add(Arc::new(Booking {
-        booked: Arc::clone(&booked),
-    }));
+    let (registry, booked) = flights_and_booking();
     let backend = ScriptedBackend::new(
         vec![
             call("search_flights", r#"{"origin": "BOS"}"#),
@@ -188,12 +184,7 @@ fn a_call_for_a_superlative_the_list_does_not_decide_alone_runs_at_once() {
     // "the cheapest nonstop flight": the list compares prices, not stops, so the
     // pick is the model's; its booking runs the first time it is made.
     let dir = tempfile::tempdir().unwrap();
-    let booked = Arc::new(Mutex::new(Vec::new()));
-    let mut registry = Registry::builtin();
-    registry.add(flights());
-    registry.add(Arc::new(Booking {
-        booked: Arc::clone(&booked),
-    }));
+    let (registry, booked) = flights_and_booking();
     let task = "Search for flights from BOS, then book the cheapest nonstop flight for the passenger \"Ana Souza\". Tell me the flight id you booked.";
     let backend = ScriptedBackend::new(
         vec![
@@ -377,12 +368,7 @@ fn a_value_not_found_is_followed_by_the_call_with_the_one_an_earlier_result_gave
 #[test]
 fn calls_of_one_tool_over_several_items_make_no_pick_to_check() {
     let dir = tempfile::tempdir().unwrap();
-    let booked = Arc::new(Mutex::new(Vec::new()));
-    let mut registry = Registry::builtin();
-    registry.add(flights());
-    registry.add(Arc::new(Booking {
-        booked: Arc::clone(&booked),
-    }));
+    let (registry, booked) = flights_and_booking();
     let task = "Search for flights from BOS, then hold a seat on each for \"Ana Souza\" and tell me which is the cheapest.";
     let book = |id: &str| {
         call(
