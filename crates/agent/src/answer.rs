@@ -4,18 +4,26 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, Message, RunEvent, StopReason};
 
-use crate::guards::{
-    already_ran_note, content_hash, explained_steps_note, missing_output, named_tool,
-    not_an_answer, Held, NotAnswer,
+use crate::agent::{Agent, Flow};
+use crate::answer_text::{
+    after_check, asks_to_be_shown, echoes_a_read, echoes_a_result, echoes_the_note, first_line,
+    result_tags_inner, shorten, tagged_result, talks_about_tools,
 };
+use crate::guards::Held;
 use crate::named_files::meant_file;
+use crate::not_an_answer::{
+    already_ran_note, explained_steps_note, named_tool, not_an_answer, NotAnswer,
+};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::rules::Rule;
-use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::supported::unsupported_value;
+use crate::task_asks::{content_hash, missing_output};
 use crate::tool_names::{READ_TOOL, WRITE_TOOL};
+
+/// Results of one reply's calls of a tool a note shows at most.
+const BATCH_SHOWN: usize = 4;
 
 impl<B: Backend> Agent<B> {
     /// The flow after the model answered `text`.
@@ -192,7 +200,7 @@ impl<B: Backend> Agent<B> {
                 let note = match (&other, mode) {
                     (Held::MissingOutput(file), RetryMode::WriteOutput) => {
                         // What the task says goes in it ("just that code"), in its words.
-                        let says = crate::guards::sentence_naming(run.task(), file)
+                        let says = crate::task_asks::sentence_naming(run.task(), file)
                             .map(|sentence| format!(" The task says: \"{sentence}\""))
                             .unwrap_or_default();
                         // The value the held reply itself named, when a result shows it.
@@ -295,10 +303,9 @@ impl<B: Backend> Agent<B> {
         // search): that step is still to be taken, whatever else ran; unless the text
         // quotes the latest result, whose value is the answer.
         let lower = text.to_lowercase();
-        let not_run = self
-            .tool_names
-            .iter()
-            .any(|tool| crate::guards::mentions_tool(&lower, tool) && results_of(tool).is_empty());
+        let not_run = self.tool_names.iter().any(|tool| {
+            crate::not_an_answer::mentions_tool(&lower, tool) && results_of(tool).is_empty()
+        });
         if not_run && !quotes_result {
             return None;
         }
@@ -517,145 +524,4 @@ impl<B: Backend> Agent<B> {
             && !unverified.is_empty())
         .then(|| Held::Unverified(unverified.iter().cloned().collect()))
     }
-}
-
-/// The text of an answer written inside the template's result tags
-/// (`<tool_response>…</tool_response>`, the model imitating the turn it just read).
-fn result_tags_inner(text: &str) -> Option<&str> {
-    let inner = text
-        .trim()
-        .strip_prefix("<tool_response>")?
-        .strip_suffix("</tool_response>")?
-        .trim();
-    (!inner.is_empty() && !inner.contains("<tool_response>")).then_some(inner)
-}
-
-/// Whether `text` is a short reply about the tools rather than about the question
-/// ("No tool fits.", "There is no function for that.").
-fn talks_about_tools(text: &str) -> bool {
-    let lower = text.trim().to_lowercase();
-    lower.chars().count() < 80
-        && lower
-            .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .any(|word| matches!(word, "tool" | "tools" | "function" | "functions"))
-}
-
-/// The final answer `text`, after the answer held for the verification guard when a
-/// call (the check) ran since: the check's report ("The project's check passed.")
-/// completes that answer rather than replacing it, unless it restates it.
-fn after_check(run: &RunState, text: String) -> String {
-    match &run.answer_before_check {
-        Some((held, calls)) if run.tool_calls > *calls && !text.contains(held.trim()) => {
-            format!("{}\n\n{}", held.trim(), text.trim())
-        }
-        _ => text,
-    }
-}
-
-/// The text inside the first result tags of `text` (as the template writes them; to
-/// its end when they are not closed), trimmed; `None` without the tag or with nothing inside.
-fn tagged_result(text: &str) -> Option<&str> {
-    let open = "<tool_response>";
-    let rest = &text[text.find(open)? + open.len()..];
-    let inner = match rest.find("</tool_response>") {
-        Some(end) => &rest[..end],
-        None => rest,
-    };
-    Some(inner.trim()).filter(|inner| !inner.is_empty())
-}
-
-/// Whether `text` is a sentence of the note this reply was given (a small model
-/// copying "Reply to the task now…" as its answer) and of no tool result (a note may
-/// quote one, and a result is an answer).
-fn echoes_the_note(run: &RunState, text: &str) -> bool {
-    let text = text.trim();
-    // The end of a line of the note, or its opening words ("Not done yet." for "Not
-    // done yet: your earlier reply also called …").
-    let opening = text.trim_end_matches(['.', '!']);
-    let in_note = run.note.as_deref().is_some_and(|note| {
-        note.lines().any(|line| {
-            let line = line.trim();
-            line.ends_with(text) || line.starts_with(&format!("{opening}:"))
-        })
-    });
-    let in_results = run
-        .results()
-        .into_iter()
-        .any(|result| result.contains(text));
-    let copies_words = run.note.as_deref().is_some_and(|note| {
-        let mut shown = run.task().to_string();
-        for result in run.results() {
-            shown.push('\n');
-            shown.push_str(result);
-        }
-        copies_a_run_of_words(text, note, &shown)
-    });
-    // A line of the loop's own words in a result ("Do not repeat it: use this
-    // result …" after a repeated call) is an instruction, not a finding.
-    let harness_words = crate::recovery::NOTE_PHRASES
-        .iter()
-        .any(|phrase| text.contains(phrase));
-    (text.chars().count() >= 12 && in_note && !in_results) || copies_words || harness_words
-}
-
-/// Words in a row that make a reply a copy of the note they come from.
-const COPIED_WORDS: usize = 8;
-
-/// Whether `text` holds [`COPIED_WORDS`] words in a row of `note` (letter case and
-/// punctuation aside) that the request and the results (`shown`) do not hold: "The
-/// function `get_file_metadata` was not run: no tool fits this request, which gives
-/// …" copies the note; a value copied from a result the note quotes does not.
-fn copies_a_run_of_words(text: &str, note: &str, shown: &str) -> bool {
-    let words = crate::empty_answer::words;
-    let runs = |text: &str| -> std::collections::HashSet<Vec<String>> {
-        words(text)
-            .windows(COPIED_WORDS)
-            .map(<[String]>::to_vec)
-            .collect()
-    };
-    let (in_note, in_shown) = (runs(note), runs(shown));
-    words(text)
-        .windows(COPIED_WORDS)
-        .any(|run| in_note.contains(run) && !in_shown.contains(run))
-}
-
-/// Whether `inner` repeats (part of) a result a call gave with success.
-fn echoes_a_result(run: &RunState, inner: &str) -> bool {
-    run.memory.succeeded_calls.values().any(|(result, _)| {
-        let result = shorten(result);
-        result == inner || (inner.chars().count() >= 3 && result.contains(inner))
-    })
-}
-
-/// Whether `inner` is (part of) a file's text a `read_file` of this run gave.
-fn echoes_a_read(run: &RunState, inner: &str) -> bool {
-    let read = format!("{READ_TOOL}\u{0}");
-    run.memory
-        .succeeded_calls
-        .iter()
-        .any(|(key, (result, _))| key.starts_with(&read) && shorten(result).contains(inner))
-}
-
-/// Whether `task` asks for something to be told (`stored_answer::asks_to_be_told`) or
-/// shown ("show", "print", "what" …), so a file's text may be its answer.
-fn asks_to_be_shown(task: &str) -> bool {
-    let lower = task.to_lowercase();
-    crate::stored_answer::asks_to_be_told(task)
-        || ["show", "print", "display", "what ", "which ", "content"]
-            .iter()
-            .any(|p| lower.contains(p))
-}
-
-/// Results of one reply's calls of a tool a note shows at most.
-const BATCH_SHOWN: usize = 4;
-
-/// A tool result as the note shows it: without its untrusted-data wrapper, at most
-/// 1,200 characters.
-fn shorten(text: &str) -> String {
-    crate::prompt::result_excerpt(text, 1200)
-}
-
-fn first_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    line.chars().take(120).collect()
 }

@@ -5,11 +5,11 @@
 
 use rein_engine::Backend;
 
+use crate::agent::Agent;
 use crate::described_edit::{described_edit, LineEdit};
 use crate::guards::Held;
-use crate::run::Agent;
 use crate::state::RunState;
-use crate::tool_names::{EDIT_TOOL, LIST_TOOL, READ_TOOL};
+use crate::tool_names::{EDIT_TOOL, READ_TOOL};
 
 impl<B: Backend> Agent<B> {
     /// The hold of an answer given before any call ran, in a task about the
@@ -33,28 +33,6 @@ impl<B: Backend> Agent<B> {
             }
         };
         (self.config.rules.on(held.rule()) && run.holds.has_room(&held)).then_some(held)
-    }
-
-    /// The sentences that send a model to the path the task names, with the call that
-    /// looks at it and what to do `then`; `None` when the tool for it is not offered.
-    pub(crate) fn look_first(
-        &self,
-        named: &crate::task_paths::TaskPath,
-        then: &str,
-    ) -> Option<String> {
-        let tool = match named.dir {
-            true => LIST_TOOL,
-            false => READ_TOOL,
-        };
-        self.tool_names.iter().any(|t| t == tool).then(|| {
-            format!(
-                "The task names `{}`, which is in the workspace. Look at it first:\n{}\nthen {then}.",
-                named.path,
-                self.info
-                    .family
-                    .call_text(tool, &serde_json::json!({ "path": named.path }))
-            )
-        })
     }
 
     /// Whether `text` states a value the latest successful result shows and the task

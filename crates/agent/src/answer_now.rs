@@ -8,8 +8,8 @@
 
 use std::collections::HashSet;
 
-use crate::execute::Memory;
 use crate::grounding::words;
+use crate::memory::Memory;
 use crate::validate::ReadyCall;
 
 /// Results a note shows at most, the latest ones.
@@ -80,7 +80,7 @@ pub(crate) fn results_so_far(memory: &Memory) -> Vec<String> {
         .filter_map(|(key, _)| {
             let (result, _) = memory.succeeded_calls.get(key)?;
             let (name, arguments) = key.split_once('\u{0}')?;
-            let result = crate::prompt::excerpt(result.trim(), RESULT_CHARS);
+            let result = crate::result_text::excerpt(result.trim(), RESULT_CHARS);
             Some(format!("- `{name}` {arguments}:\n{result}"))
         })
         .take(RESULTS_SHOWN)
@@ -111,7 +111,7 @@ pub(crate) fn no_tool_fits_note(tool: &str, task: &str) -> String {
 pub(crate) fn no_tool_fits(task: &str) -> String {
     format!(
         "Answer it yourself, from what you know: {}",
-        crate::prompt::excerpt(task.trim(), 600),
+        crate::result_text::excerpt(task.trim(), 600),
     )
 }
 
@@ -119,7 +119,7 @@ pub(crate) fn no_tool_fits(task: &str) -> String {
 pub(crate) fn answer_from_results(task: &str, results: &[String]) -> String {
     format!(
         "Answer the request ({}) now in plain words, with the values these results give:\n{}",
-        crate::prompt::excerpt(task.trim(), 600),
+        crate::result_text::excerpt(task.trim(), 600),
         results.join("\n"),
     )
 }

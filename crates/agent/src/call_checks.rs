@@ -11,15 +11,15 @@
 use rein_engine::Backend;
 use rein_protocol::{EventSink, RunEvent};
 
+use crate::agent::{Agent, Flow};
+use crate::call_outcome::CallOutcome;
 use crate::copies::{copied_note_note, copied_request_note};
-use crate::execute::CallOutcome;
 use crate::extreme_pick::{wrong_pick_call_note, wrong_pick_in_call};
 use crate::grounding::{enum_values, offered_values, ungrounded_note, ungrounded_values};
 use crate::guesses::{guessed_identifier, guessed_note};
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
 use crate::rules::Rule;
-use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::tool_commands::tool_as_command_note;
 use crate::tool_names::READ_TOOL;

@@ -5,13 +5,13 @@
 use rein_engine::{Backend, Completion};
 use rein_protocol::{EventSink, RunEvent, StopReason};
 
+use crate::agent::{Agent, Flow};
 use crate::answer_now;
-use crate::execute::CallOutcome;
+use crate::call_outcome::CallOutcome;
 use crate::named_files::meant_file;
 use crate::profile::{Exchange, RetryMode};
 use crate::recovery::FailureClass;
 use crate::rules::Rule;
-use crate::run::{Agent, Flow};
 use crate::state::RunState;
 use crate::stepwise::{
     copied_from_results, defer_other_tools, deferred_note, spray_after_success, sprayed_note,
@@ -396,7 +396,7 @@ pub(crate) fn latest_result(history: &[rein_protocol::Message]) -> Option<String
         .find(|m| m.role == rein_protocol::Role::Tool)?
         .content
         .as_deref()?;
-    Some(crate::prompt::result_excerpt(text, 1500))
+    Some(crate::result_text::result_excerpt(text, 1500))
 }
 
 /// A call whose text argument is only a copy of a short earlier result (`Created
@@ -538,7 +538,7 @@ impl<B: Backend> Agent<B> {
 /// and the shell's `cwd:` line (a command's failure is its exit code and output), at
 /// most 300 characters.
 fn failure_line(text: &str) -> String {
-    let text = crate::prompt::result_excerpt(text, 2000);
+    let text = crate::result_text::result_excerpt(text, 2000);
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -549,7 +549,7 @@ fn failure_line(text: &str) -> String {
         Some(first) => first.to_string(),
         None => String::new(),
     };
-    crate::prompt::excerpt(&joined, 300).replace('\n', " ")
+    crate::result_text::excerpt(&joined, 300).replace('\n', " ")
 }
 
 #[cfg(test)]
@@ -558,7 +558,7 @@ mod tests {
 
     #[test]
     fn a_failure_is_told_by_what_it_says_not_by_its_wrapper() {
-        let shell = crate::prompt::wrap_untrusted(
+        let shell = crate::result_text::wrap_untrusted(
             "exit code: 127\ncwd: .\noutput:\n/bin/sh: 2: new: not found",
         );
         assert_eq!(

@@ -45,7 +45,7 @@ pub(crate) fn copied_request_note(
     }
     let path = call.arguments.get("path")?.as_str()?;
     let content = call.arguments.get("content")?.as_str()?.trim();
-    let request = crate::state::task_of(history).trim();
+    let request = crate::task_words::task_of(history).trim();
     let copied = content.chars().count() >= MIN_COPIED_CHARS && request.contains(content);
     let exists = root.join(path).is_file();
     (copied && exists).then(|| {

@@ -106,6 +106,10 @@ fn replaced_term(answer: &str) -> Option<(String, String, Vec<String>)> {
     Some((old[*at].clone(), new[*at].clone(), shared))
 }
 
+/// What the run asked for its one-line change: nothing yet, or the edit the model gave
+/// (`None` when the line could not be chosen or the reply was not a changed line).
+pub(crate) type AskedEdit = Option<Option<(usize, LineEdit)>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! The 0.5B model ended `traps` runs with both, and with the bare words "tool_call";
 //! the 1.5B model once answered with a file's text as the read showed it.
 
-use crate::guards::NotAnswer;
+use crate::not_an_answer::NotAnswer;
 use crate::stored_answer::asks_to_be_told;
 
 /// Claims of completion that carry no content, compared without letter case and

@@ -3,7 +3,6 @@
 //! error instead of running again; source edits are tracked for the verification
 //! guard; every result is reported as an event.
 
-use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,182 +10,39 @@ use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::Value;
 
+use crate::call_outcome::CallOutcome;
+use crate::memory::Memory;
 use crate::named_files::{unopened_note, unopened_paths};
 use crate::observation::json_as_lines;
-use crate::prompt::wrap_untrusted;
 use crate::recovery;
+use crate::result_text::wrap_untrusted;
 use crate::rules::{fired, Rule, RuleSwitches};
 use crate::schedule;
 use crate::validate::ReadyCall;
 
-/// A tool's result as the loop keeps it.
-#[derive(Debug, Clone)]
-pub(crate) struct CallOutcome {
-    /// It succeeded.
-    pub ok: bool,
-    /// It ran out of time.
-    pub timed_out: bool,
-    /// Not run: the same call failed before.
-    pub repeated: bool,
-    /// Not run: the same call succeeded before and nothing has changed since.
-    pub repeated_success: bool,
-    /// What the model sees.
-    pub text: String,
-    /// It worked and found nothing at all.
-    pub found_nothing: bool,
-    /// Not run: an argument was an identifier nothing showed (see `guesses`).
-    pub guessed: bool,
-    /// Not run until a step the run has not taken yet (a write over a file before
-    /// its read): not remembered as a failure, so the same call runs once the step
-    /// is taken.
-    pub until_step: bool,
-    /// Tools this result makes callable from the next turn (`tool_search`).
-    pub reveals: Vec<String>,
-}
-
-impl CallOutcome {
-    /// A call that failed with `text` as its result.
-    pub(crate) fn failed(text: String) -> Self {
-        Self {
-            ok: false,
-            timed_out: false,
-            repeated: false,
-            repeated_success: false,
-            text,
-            found_nothing: false,
-            guessed: false,
-            until_step: false,
-            reveals: Vec::new(),
-        }
-    }
-
-    /// A call not run until a step the run has not taken, with `note` as its result.
-    pub(crate) fn until_step(note: String) -> Self {
-        Self {
-            until_step: true,
-            ..Self::failed(note)
-        }
-    }
-
-    /// A call not run for a guessed identifier, with `note` as its result.
-    pub(crate) fn guessed(note: String) -> Self {
-        Self {
-            guessed: true,
-            ..Self::failed(note)
-        }
-    }
-
-    fn from_tool(tool: &dyn Tool, outcome: ToolOutcome, json_lines: bool) -> Self {
-        let text = match json_lines.then(|| json_as_lines(&outcome.text)).flatten() {
-            Some(lines) => lines,
-            None => outcome.text,
-        };
-        let text = if tool.untrusted_output() {
-            wrap_untrusted(&text)
-        } else {
-            text
-        };
-        Self {
-            ok: outcome.ok,
-            timed_out: outcome.timed_out,
-            repeated: false,
-            repeated_success: false,
-            text,
-            found_nothing: outcome.found_nothing,
-            guessed: false,
-            until_step: false,
-            reveals: outcome.reveals,
-        }
-    }
-}
-
-/// The harness's own words for a command that reached nothing: a shell result whose
-/// every output line says one of these holds no content to use.
-const REACHED_NOTHING: [&str; 4] = [
-    "Permission denied",
-    "Operation not permitted",
-    "No such file or directory",
-    "not found",
-];
-
-/// Whether a successful result holds something to use: not a search that found
-/// nothing, and not a shell command whose output is only errors or empty (`cat` of a
-/// file the sandbox denies, piped on, exits 0).
-pub(crate) fn holds_content(result: &str, found_nothing: bool) -> bool {
-    if found_nothing {
-        return false;
-    }
-    let text = crate::prompt::result_excerpt(result, usize::MAX);
-    let Some((_, output)) = text.split_once("\noutput:") else {
-        return true;
+/// A tool's outcome as the loop keeps it: JSON as lines when `json_lines`, outside
+/// text wrapped as untrusted.
+fn outcome_of(tool: &dyn Tool, outcome: ToolOutcome, json_lines: bool) -> CallOutcome {
+    let text = match json_lines.then(|| json_as_lines(&outcome.text)).flatten() {
+        Some(lines) => lines,
+        None => outcome.text,
     };
-    output
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && *line != "(none)" && !line.starts_with('['))
-        .any(|line| !REACHED_NOTHING.iter().any(|error| line.contains(error)))
-}
-
-/// What execution remembers across turns.
-#[derive(Debug, Default)]
-pub(crate) struct Memory {
-    /// How often each rule fired (see `rules`).
-    pub fired: crate::rules::Fired,
-    /// Calls that failed, by [`ReadyCall::key`], with their error and the
-    /// [`Memory::changes`] count when they ran.
-    pub failed_calls: HashMap<String, (String, u64)>,
-    /// The keys of [`Memory::failed_calls`] in the order they first failed.
-    pub failed_order: Vec<String>,
-    /// Calls that succeeded, by [`ReadyCall::key`], with their result and the
-    /// [`Memory::changes`] count when they ran.
-    pub succeeded_calls: HashMap<String, (String, u64)>,
-    /// The keys of [`Memory::succeeded_calls`] in the order they first succeeded,
-    /// each with whether its result found nothing.
-    pub succeeded_order: Vec<(String, bool)>,
-    /// The files `write_file` wrote in this run (as the call named them) with their
-    /// content, in order.
-    pub written_files: Vec<(String, String)>,
-    /// Calls run so far that may have changed something (writes, the shell).
-    pub changes: u64,
-    /// Calls that may have changed something and succeeded.
-    pub changes_made: u64,
-    /// The task asks for a change in the workspace (`full`): an answer before any
-    /// call that may change something succeeded is held once.
-    pub expects_change: bool,
-    /// Source files edited since the last test or build.
-    pub unverified_edits: BTreeSet<String>,
-    /// The file the task asks for, when it did not exist at the start (`full`): the
-    /// output-file guard holds answers without it, and a failed look at it says that
-    /// it is to be written.
-    pub output_file: Option<String>,
-    /// The task's words to look for when a model looks for the missing output file
-    /// (see `task_words`).
-    pub search_words: Vec<String>,
-    /// The lines that note showed for one of those words.
-    pub word_lines: Vec<String>,
-    /// The task asks for a new file that `output_file` could not name (`full`): an
-    /// answer before any call wrote anything is held once.
-    pub expects_write: bool,
-    /// The existing file the task asks to change, with a hash of its bytes at the
-    /// start (`full`): an answer while it is unchanged is held once.
-    pub file_to_change: Option<(String, u64)>,
-    /// The workspace paths the task names that exist at the start (`full`): an answer
-    /// or a call to no tool before any call ran is sent to the first of them.
-    pub task_paths: Vec<crate::task_paths::TaskPath>,
-    /// The files (resolved) a successful call of this run read, searched, edited or
-    /// wrote: a write over any other existing file is not run (`full`).
-    pub seen_files: std::collections::HashSet<std::path::PathBuf>,
-    /// A call for another item than the task's superlative picks was not run once
-    /// (see `extreme_pick`).
-    pub pick_refused: bool,
-    /// Tools whose calls were deferred for an earlier result and have not run since.
-    pub planned: Vec<String>,
-    /// Steps with calls since the latest step that deferred some.
-    pub steps_since_plan: u32,
-    /// Values the task names, shown where a read missed them (see `task_needles`).
-    pub task_needles: Vec<String>,
-    /// The command the task says to run, until a call ran it (see `task_command`).
-    pub task_command: Option<String>,
+    let text = if tool.untrusted_output() {
+        wrap_untrusted(&text)
+    } else {
+        text
+    };
+    CallOutcome {
+        ok: outcome.ok,
+        timed_out: outcome.timed_out,
+        repeated: false,
+        repeated_success: false,
+        text,
+        found_nothing: outcome.found_nothing,
+        guessed: false,
+        until_step: false,
+        reveals: outcome.reveals,
+    }
 }
 
 /// Runs calls for one agent: its tools in its workspace.
@@ -203,26 +59,6 @@ pub(crate) struct Executor {
     pub json_lines: bool,
     /// The loop's rules that may add notes to results.
     pub rules: RuleSwitches,
-}
-
-impl Memory {
-    /// Whether some successful result holds content the run could use (see
-    /// [`holds_content`]).
-    pub(crate) fn results_in_hand(&self) -> bool {
-        self.succeeded_order.iter().any(|(key, found_nothing)| {
-            self.succeeded_calls
-                .get(key)
-                .is_some_and(|(result, _)| holds_content(result, *found_nothing))
-        })
-    }
-
-    /// Whether the task asks for a file to be written or changed.
-    pub(crate) fn task_asks_for_a_file(&self) -> bool {
-        self.output_file.is_some()
-            || self.expects_write
-            || self.expects_change
-            || self.file_to_change.is_some()
-    }
 }
 
 impl Executor {
@@ -421,7 +257,7 @@ impl Executor {
         match tokio::time::timeout(self.tool_timeout, handle).await {
             Ok(Ok((tool, outcome))) => {
                 self.observe_effects(memory, &*tool, &call.arguments, &outcome);
-                CallOutcome::from_tool(&*tool, outcome, self.json_lines)
+                outcome_of(&*tool, outcome, self.json_lines)
             }
             Ok(Err(join_error)) => CallOutcome::failed(format!("the tool crashed: {join_error}")),
             Err(_) => CallOutcome {
@@ -504,32 +340,4 @@ fn is_source_file(path: &std::path::Path) -> bool {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| CODE.contains(&e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::holds_content;
-    use crate::prompt::wrap_untrusted;
-
-    #[test]
-    fn a_shell_output_of_only_errors_holds_nothing_to_use() {
-        let shell =
-            |output: &str| wrap_untrusted(&format!("exit code: 0\ncwd: .\noutput:\n{output}"));
-        assert!(!holds_content(
-            &shell("cat: /srv/a.md: Permission denied"),
-            false
-        ));
-        assert!(!holds_content(&shell("/bin/sh: 2: fs:: not found"), false));
-        assert!(!holds_content(
-            &wrap_untrusted("exit code: 0\ncwd: .\noutput: (none)"),
-            false
-        ));
-        assert!(holds_content(&shell("version 0.4.2"), false));
-        assert!(holds_content(
-            &shell("grep: x: No such file or directory\n0.4.2"),
-            false
-        ));
-        assert!(holds_content("   1| ## 0.4.2", false));
-        assert!(!holds_content("no matches for `x`", true));
-    }
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use rein_protocol::Message;
 
-use crate::execute::Memory;
+use crate::memory::Memory;
 
 /// Result lines shown at most.
 const LINES_SHOWN: usize = 12;

@@ -12,9 +12,9 @@ use rein_engine::{Backend, NoEvents, TurnRequest};
 use rein_protocol::{EventSink, Message, RunEvent, ToolChoice};
 use serde_json::Value;
 
+use crate::agent::Agent;
+use crate::call_outcome::CallOutcome;
 use crate::described_edit::LineEdit;
-use crate::execute::CallOutcome;
-use crate::run::Agent;
 use crate::state::RunState;
 use crate::tool_names::{EDIT_TOOL, WRITE_TOOL};
 use crate::validate::ReadyCall;
@@ -25,10 +25,6 @@ const MAX_TERM_CHARS: usize = 40;
 const MAX_LINE_CHARS: usize = 300;
 /// Tokens the changed line may take.
 const REPLY_TOKENS: u32 = 128;
-
-/// What the run asked for its one-line change: nothing yet, or the edit the model gave
-/// (`None` when the line could not be chosen or the reply was not a changed line).
-pub(crate) type AskedEdit = Option<Option<(usize, LineEdit)>>;
 
 /// The terms `task` quotes ('recieve', `calc`, "Acme Ltd"): text between a pair of
 /// single quotes, backticks or double quotes that opens after a space or the start
@@ -278,7 +274,7 @@ impl<B: Backend> Agent<B> {
     fn task_file(&self, run: &RunState) -> Option<(String, bool)> {
         let memory = &run.memory;
         if let Some((file, hash)) = &memory.file_to_change {
-            let now = crate::guards::content_hash(&self.executor.workspace, file);
+            let now = crate::task_asks::content_hash(&self.executor.workspace, file);
             return Some((file.clone(), now == Some(*hash)));
         }
         let files: Vec<&crate::task_paths::TaskPath> =

@@ -8,8 +8,8 @@ use rein_engine::Backend;
 use rein_tools::Workspace;
 use serde_json::Value;
 
-use crate::execute::CallOutcome;
-use crate::run::Agent;
+use crate::agent::Agent;
+use crate::call_outcome::CallOutcome;
 use crate::validate::ReadyCall;
 
 /// The words of the workspace's refusal of a path beyond it.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use rein_tools::Workspace;
 use serde_json::Value;
 
-use crate::execute::CallOutcome;
+use crate::call_outcome::CallOutcome;
 
 /// Files of more bytes than this are not parsed.
 const MAX_JSON_BYTES: u64 = 1 << 20;

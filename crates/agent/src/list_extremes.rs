@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::observation::{dotted, rank, scalar};
+use crate::json_leaves::{dotted, rank, scalar};
 
 /// The fields compared at most, per list.
 const MAX_COMPARED: usize = 3;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use rein_protocol::{Message, Role};
 
-use crate::execute::Memory;
+use crate::memory::Memory;
 use crate::validate::ReadyCall;
 
 /// The most file names a repeat's note offers.
@@ -114,7 +114,7 @@ pub(crate) fn meant_file(
             })
         })
         .collect();
-    let task = crate::state::task_of(history).to_lowercase();
+    let task = crate::task_words::task_of(history).to_lowercase();
     let candidates = history
         .iter()
         .rev()

@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use crate::execute::{CallOutcome, Executor, Memory};
+use crate::call_outcome::CallOutcome;
+use crate::execute::Executor;
+use crate::memory::Memory;
 use crate::tool_names::WRITE_TOOL;
 use crate::validate::ReadyCall;
 

@@ -102,7 +102,7 @@ pub(crate) fn near_miss_note(said: &str, file: &str) -> String {
 pub(crate) fn no_path_note(tool: &str, result: &str) -> String {
     format!(
         "That was not an answer: the task asks for a file's path, and your reply names no file of the workspace. `{tool}` already ran, and its result was:\n{}\nReply with the path of the file the task asks for, written as this result writes it.",
-        crate::prompt::result_excerpt(result, 600)
+        crate::result_text::result_excerpt(result, 600)
     )
 }
 

@@ -175,7 +175,7 @@ pub const LOOP_NOTE: &str = "Your last reply kept repeating the same text and wa
 /// The result given instead of running a call that already succeeded, when nothing
 /// has changed since: the earlier result (shortened) and what to do instead.
 pub fn repeated_success_note(previous: &str) -> String {
-    let shown = crate::prompt::excerpt(previous, NOTE_EXCERPT);
+    let shown = crate::result_text::excerpt(previous, NOTE_EXCERPT);
     format!("You already made exactly this call, and nothing has changed since. Its result was:\n{shown}\nDo not repeat it: use this result to answer the task, or make a different call.")
 }
 
@@ -183,7 +183,7 @@ pub fn repeated_success_note(previous: &str) -> String {
 pub fn repetition_note(previous_error: &str) -> String {
     // The whole error (shortened): its later lines may hold the next move (the lines
     // the missing output file's note shows, a command's output).
-    let shown = crate::prompt::excerpt(previous_error.trim(), NOTE_EXCERPT);
+    let shown = crate::result_text::excerpt(previous_error.trim(), NOTE_EXCERPT);
     format!("You already made exactly this call and it failed: {shown}\nRepeating it will fail the same way. Change approach: inspect first (list_dir, search, read_file), or try a different tool or arguments.")
 }
 

@@ -1,51 +1,23 @@
 //! The work loop: propose → validate → schedule → execute → observe, until the model
 //! answers without a call (or calls `finish`) or a budget ends the run. What each
-//! profile decides is asked of its strategy (`profile/`); validation, execution and
-//! the history live in their own modules; every step is an event for the sinks.
+//! profile decides is asked of its strategy (`profile/`); the agent, its tools and its
+//! retries live in `agent`, a turn's calls in `calls`, an answer's fate in `answer`;
+//! every step is an event for the sinks.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_engine::{
-    Backend, BackendError, BackendInfo, Completion, NoEvents, ReadMode, Sampling, TurnRequest,
-};
-use rein_format::{ToolSet, ToolSetError};
+use rein_engine::{Backend, BackendError, Completion, NoEvents, ReadMode, TurnRequest};
 use rein_protocol::{
-    EventSink, FunctionSpec, Message, NoSink, RunEvent, RunResult, StopReason, ToolChoice,
-    ToolSpec, TraceWriter,
+    EventSink, Message, NoSink, RunEvent, RunResult, StopReason, ToolChoice, TraceWriter,
 };
-use rein_tools::{Registry, Workspace};
-use serde_json::json;
 
-use crate::config::RunConfig;
-use crate::execute::Executor;
-use crate::profile::{ReadContext, RetryMode, Step, Strategy};
+use crate::agent::{Agent, End, Flow};
+use crate::profile::{ReadContext, RetryMode, Step};
 use crate::prompt::system_prompt;
-use crate::recovery::FailureClass;
 use crate::rules::Rule;
 use crate::state::RunState;
-use crate::tool_names::{FINISH_TOOL, WRITE_TOOL};
-
-/// Why an agent could not be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum AgentError {
-    /// The tools' schemas were refused.
-    #[error("the tools cannot be offered: {0}")]
-    Tools(#[from] ToolSetError),
-}
-
-/// An agent: a model, tools in a workspace, and the settings of its runs.
-pub struct Agent<B: Backend> {
-    pub(crate) backend: B,
-    pub(crate) executor: Executor,
-    pub(crate) tools: Arc<ToolSet>,
-    pub(crate) tool_names: Vec<String>,
-    pub(crate) config: RunConfig,
-    pub(crate) strategy: &'static dyn Strategy,
-    /// The profile's own description of the tools, when it writes one.
-    tool_text: Option<String>,
-    pub(crate) info: BackendInfo,
-}
+use crate::tool_names::WRITE_TOOL;
 
 /// Why a request got no completion.
 enum AskError {
@@ -55,115 +27,7 @@ enum AskError {
     Backend(BackendError),
 }
 
-/// How a step of the loop ended.
-pub(crate) enum Flow {
-    /// The step is done; the next turn starts clean.
-    Next,
-    /// The reply is dropped; the same context is asked again, with a note if any.
-    Retry {
-        note: Option<String>,
-        mode: RetryMode,
-    },
-    /// The run ends.
-    Stop(End),
-}
-
-/// How a run ended: why, the answer, and a detail.
-pub(crate) type End = (StopReason, Option<String>, Option<String>);
-
 impl<B: Backend> Agent<B> {
-    /// An agent over the tools of `registry` that can run in `workspace`.
-    pub fn new(
-        backend: B,
-        mut workspace: Workspace,
-        registry: &Registry,
-        config: RunConfig,
-    ) -> Result<Self, AgentError> {
-        workspace.set_result_context(config.result_context);
-        let registry = registry.available(&workspace);
-        let strategy = config.profile.strategy();
-        // Deferred tools stay out of the prompt until a search result reveals them.
-        let mut specs: Vec<_> = registry
-            .tools()
-            .iter()
-            .filter(|tool| !tool.deferred())
-            .map(|tool| tool.spec())
-            .collect();
-        if strategy.offers_finish() {
-            specs.push(finish_spec());
-        }
-        let tools = ToolSet::prepare(&specs)?;
-        let tool_text = strategy.describes_tools().then(|| {
-            format!(
-                "Tools (Action is the name, Action Input the JSON arguments):\n{}",
-                tools.describe(config.describe)
-            )
-        });
-        Ok(Self {
-            info: backend.info(),
-            backend,
-            executor: Executor {
-                registry,
-                workspace: Arc::new(workspace),
-                tool_timeout: config.tool_timeout,
-                skips_repeats: strategy.guards_answers(),
-                json_lines: config.result_lines && strategy.guards_answers(),
-                rules: config.rules.clone(),
-            },
-            tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
-            tools: Arc::new(tools),
-            config,
-            strategy,
-            tool_text,
-        })
-    }
-
-    /// Makes the deferred tools `names` callable from the next turn, without showing
-    /// them: the prompt's prefix (and its cached KV) stays as it was. Names that are
-    /// not deferred tools of this agent, or are callable already, are skipped.
-    pub(crate) fn reveal(&mut self, names: &[String]) -> Result<(), ToolSetError> {
-        let new: Vec<_> = names
-            .iter()
-            .filter(|name| self.tools.get(name).is_none())
-            .filter_map(|name| self.executor.registry.get(name))
-            .filter(|tool| tool.deferred())
-            .map(|tool| tool.spec())
-            .collect();
-        if new.is_empty() {
-            return Ok(());
-        }
-        let listed = self.tools.listed().len();
-        let mut specs = self.tools.specs();
-        specs.extend(new);
-        let tools = ToolSet::prepare_listing(&specs, listed)?;
-        self.tool_names = tools.tools().iter().map(|t| t.name.clone()).collect();
-        self.tools = Arc::new(tools);
-        Ok(())
-    }
-
-    /// Back to the listed tools only.
-    fn forget_revealed(&mut self) {
-        let listed = self.tools.listed().len();
-        if listed == self.tools.tools().len() {
-            return;
-        }
-        let specs: Vec<_> = self.tools.specs().into_iter().take(listed).collect();
-        if let Ok(tools) = ToolSet::prepare(&specs) {
-            self.tool_names = tools.tools().iter().map(|t| t.name.clone()).collect();
-            self.tools = Arc::new(tools);
-        }
-    }
-
-    /// The model backend (tests inspect a scripted one).
-    pub fn backend(&self) -> &B {
-        &self.backend
-    }
-
-    /// The names of the tools offered.
-    pub fn tool_names(&self) -> Vec<String> {
-        self.tool_names.clone()
-    }
-
     /// Runs `task` to the end, writing every event to `trace` when given.
     pub async fn run(&mut self, task: &str, trace: Option<TraceWriter>) -> RunResult {
         match trace {
@@ -206,7 +70,7 @@ impl<B: Backend> Agent<B> {
             // nothing.
             run.focused_note = false;
             if run.focused.is_none() {
-                run.prompt_size = Some(crate::context::PromptSize::measure(
+                run.prompt_size = Some(crate::prompt_size::PromptSize::measure(
                     run.prompt_size,
                     &run.history,
                     run.note.as_deref(),
@@ -257,28 +121,29 @@ impl<B: Backend> Agent<B> {
         // The file the task asks for, when it does not exist yet (the guards of
         // `full` hold answers without it).
         if self.strategy.guards_answers() {
-            run.memory.output_file = crate::guards::output_file(task)
-                .filter(|file| crate::guards::missing_output(self.executor.workspace.root(), file));
+            run.memory.output_file = crate::task_asks::output_file(task).filter(|file| {
+                crate::task_asks::missing_output(self.executor.workspace.root(), file)
+            });
             if run.memory.output_file.is_some() {
                 run.memory.search_words = crate::task_words::search_words(task, 6);
             }
-            run.memory.file_to_change = crate::guards::file_to_change(task).and_then(|file| {
-                let hash = crate::guards::content_hash(&self.executor.workspace, &file)?;
+            run.memory.file_to_change = crate::task_asks::file_to_change(task).and_then(|file| {
+                let hash = crate::task_asks::content_hash(&self.executor.workspace, &file)?;
                 Some((file, hash))
             });
             run.memory.task_paths = crate::task_paths::named_paths(task, &self.executor.workspace);
             run.memory.task_needles = crate::task_needles::task_needles(task);
             run.memory.task_command = crate::task_command::task_command(task);
-            run.memory.expects_write = crate::guards::output_file(task).is_none()
+            run.memory.expects_write = crate::task_asks::output_file(task).is_none()
                 && run.memory.file_to_change.is_none()
-                && crate::guards::asks_to_create(task);
+                && crate::task_asks::asks_to_create(task);
             // A change of the workspace: asked in so many words, of a path it names
             // (a file to change or to write has its own hold).
-            run.memory.expects_change = crate::guards::output_file(task).is_none()
+            run.memory.expects_change = crate::task_asks::output_file(task).is_none()
                 && run.memory.file_to_change.is_none()
                 && !run.memory.expects_write
                 && !run.memory.task_paths.is_empty()
-                && crate::guards::asks_to_change(task);
+                && crate::task_asks::asks_to_change(task);
         }
         run
     }
@@ -306,7 +171,7 @@ impl<B: Backend> Agent<B> {
             };
             refits += 1;
             let note = run.note.clone();
-            let size = crate::context::PromptSize::measure(
+            let size = crate::prompt_size::PromptSize::measure(
                 run.prompt_size,
                 &run.history,
                 note.as_deref(),
@@ -528,19 +393,6 @@ impl<B: Backend> Agent<B> {
         request
     }
 
-    /// The next request's sampling. A retry of the same context samples hotter, so it
-    /// does not repeat the reply that was dropped.
-    pub(crate) fn sampling(&self, run: &RunState) -> Sampling {
-        Sampling {
-            temperature: (self.config.temperature
-                + self.config.retry_heat * (run.attempt - 1) as f32)
-                .min(1.2),
-            top_p: self.config.top_p,
-            seed: self.config.seed.wrapping_add(run.requests),
-            repeat_penalty: self.config.repeat_penalty,
-        }
-    }
-
     /// The next reply's token allowance, within what the run's budget has left.
     fn reply_allowance(&self, run: &RunState) -> u32 {
         let remaining = self.config.max_tokens.saturating_sub(run.completion_tokens);
@@ -624,96 +476,6 @@ impl<B: Backend> Agent<B> {
             None
         }
     }
-
-    /// Records a failure of `class`; returns whether the class is over its cap.
-    pub(crate) fn fail(
-        &self,
-        run: &mut RunState,
-        class: FailureClass,
-        detail: &str,
-        note: Option<String>,
-        events: &mut dyn EventSink,
-    ) -> bool {
-        *run.recoveries.entry(class).or_default() += 1;
-        events.emit(&RunEvent::Recovery {
-            turn: run.turns,
-            class: class.as_str().into(),
-            detail: detail.into(),
-            note,
-        });
-        run.failures.record(class)
-    }
-
-    /// A dropped reply: retried with `note` unless `class` is over its cap.
-    pub(crate) fn retry(
-        &self,
-        run: &mut RunState,
-        class: FailureClass,
-        detail: &str,
-        note: Option<String>,
-        mode: RetryMode,
-        events: &mut dyn EventSink,
-    ) -> Flow {
-        let (mut note, mut mode) = (note, mode);
-        // A call to nothing before any call ran, in a task that names a path of the
-        // workspace (`set_version` for "every service under services/"): the work
-        // starts at that path, and the retry is a call.
-        let look = match (class, run.tool_calls) {
-            (FailureClass::UnknownTool, 0) if self.config.rules.on(Rule::UnknownToolLook) => run
-                .memory
-                .task_paths
-                .first()
-                .and_then(|named| self.look_first(named, "go on from what it shows")),
-            _ => None,
-        };
-        if let Some(look) = look {
-            run.fire(events, Rule::UnknownToolLook, &look);
-            mode = RetryMode::CallsOnly;
-            if let Some(note) = note.as_mut() {
-                note.push(' ');
-                note.push_str(&look);
-            }
-        } else if class == FailureClass::UnknownTool {
-            // A call to nothing: after a step that worked, often an extra step the task
-            // never asked for; before any, often a request no tool fits. Either way
-            // the retry may answer instead.
-            mode = RetryMode::Same;
-            let second_before_any = run.tool_calls == 0
-                && run.recoveries.contains_key(&FailureClass::UnknownTool)
-                && crate::answer_now::lookup_run(&run.memory)
-                && (!self.strategy.guards_answers() || self.config.rules.on(Rule::NoToolFits));
-            let hint = match run.tool_calls {
-                // The second call to nothing in a lookup run, and nothing else called:
-                // a request no tool fits (`multiply` with weather tools). The retry
-                // is decoded as the answer.
-                0 if second_before_any => {
-                    if self.strategy.guards_answers() {
-                        run.fire(events, Rule::NoToolFits, detail);
-                    }
-                    run.answer_only = true;
-                    run.from_knowledge = true;
-                    format!(" {}", crate::answer_now::no_tool_fits(run.task()))
-                }
-                0 => " If none of them fits the request, answer it directly in plain words, without a call.".to_string(),
-                _ if !run.memory.succeeded_calls.is_empty() => {
-                    " If the task is already done, reply with the answer instead.".to_string()
-                }
-                _ => String::new(),
-            };
-            if let Some(note) = note.as_mut() {
-                note.push_str(&hint);
-            }
-        }
-        if self.fail(run, class, detail, note.clone(), events) {
-            Flow::Stop((
-                StopReason::RecoveryExhausted,
-                None,
-                Some(class.as_str().into()),
-            ))
-        } else {
-            Flow::Retry { note, mode }
-        }
-    }
 }
 
 /// The event of one model turn.
@@ -740,22 +502,6 @@ fn last_by_clock(elapsed: Duration, done: u32, wall_clock: Duration) -> bool {
     }
     let pace = elapsed / done;
     wall_clock.saturating_sub(elapsed) < pace * 2
-}
-
-/// The `finish` tool of the structured profile.
-fn finish_spec() -> ToolSpec {
-    ToolSpec {
-        kind: "function".into(),
-        function: FunctionSpec {
-            name: FINISH_TOOL.into(),
-            description: Some("End the task with the final answer.".into()),
-            parameters: Some(json!({
-                "type": "object",
-                "properties": {"answer": {"type": "string", "description": "The final answer."}},
-                "required": ["answer"]
-            })),
-        },
-    }
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ pub(crate) fn refused_reach(
     workspace: &Workspace,
 ) -> Option<(&'static str, String, Value)> {
     if name == SHELL_TOOL {
-        if ok && crate::execute::holds_content(output, false) {
+        if ok && crate::call_outcome::holds_content(output, false) {
             return None;
         }
         let command = arguments.get("command")?.as_str()?;

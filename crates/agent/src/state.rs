@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use rein_engine::Completion;
 use rein_protocol::{Message, RunResult, StopReason};
 
-use crate::execute::Memory;
 use crate::guards::HoldCounts;
+use crate::memory::Memory;
 use crate::recovery::{FailureClass, FailureCounts};
 
 /// One run in progress.
@@ -69,7 +69,7 @@ pub(crate) struct RunState {
     /// value, pick or path).
     pub focused_note: bool,
     /// The one-line change asked on a context of its own (see `focused_edit`).
-    pub asked_edit: crate::focused_edit::AskedEdit,
+    pub asked_edit: crate::described_edit::AskedEdit,
     /// The next reply may not end blank (it retries an empty one).
     pub no_blank: bool,
     /// No tool fits the request (see `answer_now`): the answer comes from what the
@@ -78,7 +78,7 @@ pub(crate) struct RunState {
     /// The first line of the latest step's failure, when its last call failed.
     pub latest_failure: Option<String>,
     /// The size model measured on the latest requests (sizes the next one).
-    pub(crate) prompt_size: Option<crate::context::PromptSize>,
+    pub(crate) prompt_size: Option<crate::prompt_size::PromptSize>,
     /// The latest step's last call worked and found nothing at all.
     pub latest_found_nothing: bool,
     /// The answer held for the verification guard, and the calls run by then: the
@@ -88,19 +88,10 @@ pub(crate) struct RunState {
     pub facts: Vec<String>,
 }
 
-/// The task: the first user message of `history` (empty when there is none).
-pub(crate) fn task_of(history: &[Message]) -> &str {
-    history
-        .iter()
-        .find(|m| m.role == rein_protocol::Role::User)
-        .and_then(|m| m.content.as_deref())
-        .unwrap_or_default()
-}
-
 impl RunState {
     /// The task this run was given.
     pub(crate) fn task(&self) -> &str {
-        task_of(&self.history)
+        crate::task_words::task_of(&self.history)
     }
 
     /// Records that `rule` fired this turn (`detail`: what it fired on), in the run's

@@ -5,8 +5,8 @@
 //! this run wrote without what was written in it, the answer is held once with that
 //! content.
 
-use crate::execute::Memory;
-use crate::prompt::excerpt;
+use crate::memory::Memory;
+use crate::result_text::excerpt;
 
 /// Characters of the written content a note shows at most.
 const CONTENT_SHOWN: usize = 400;

@@ -8,8 +8,8 @@ use regex::Regex;
 use rein_engine::Backend;
 use serde_json::Value;
 
-use crate::execute::CallOutcome;
-use crate::run::Agent;
+use crate::agent::Agent;
+use crate::call_outcome::CallOutcome;
 use crate::state::RunState;
 use crate::tool_names::SHELL_TOOL;
 use crate::validate::ReadyCall;

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 
 use rein_tools::Workspace;
 
-use crate::execute::CallOutcome;
+use crate::call_outcome::CallOutcome;
 
 /// Files larger than this are not scanned.
 const MAX_SCANNED_BYTES: u64 = 64 << 20;

@@ -1,6 +1,18 @@
-//! The words of a task worth looking for in the workspace (`TODO` in "find every TODO
-//! comment … into TODO.md"): what the agent searches for when a model looks for the
-//! task's output file before it has anything to put in it.
+//! The task's text in a conversation, and the words of it worth looking for in the
+//! workspace (`TODO` in "find every TODO comment … into TODO.md"): what the agent
+//! searches for when a model looks for the task's output file before it has anything
+//! to put in it.
+
+use rein_protocol::{Message, Role};
+
+/// The task: the first user message of `history` (empty when there is none).
+pub(crate) fn task_of(history: &[Message]) -> &str {
+    history
+        .iter()
+        .find(|m| m.role == Role::User)
+        .and_then(|m| m.content.as_deref())
+        .unwrap_or_default()
+}
 
 /// Words of a request that say nothing about where its content is.
 #[rustfmt::skip]

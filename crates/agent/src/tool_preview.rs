@@ -10,8 +10,8 @@ use rein_engine::Backend;
 use rein_protocol::EventSink;
 use serde_json::json;
 
+use crate::agent::Agent;
 use crate::profile::Exchange;
-use crate::run::Agent;
 use crate::state::RunState;
 use crate::validate::ReadyCall;
 

@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use rein_engine::{Completion, ReadMode};
 use rein_format::{Family, ToolFormat};
-use rein_protocol::{Message, ToolChoice};
+use rein_protocol::{Message, ToolCall, ToolChoice};
 use serde::{Deserialize, Serialize};
 
 use crate::recovery::FailureClass;
@@ -231,9 +231,22 @@ pub(crate) trait Strategy: Sync {
         false
     }
 
-    /// How the exchange goes into the history: the assistant's turn and the results.
+    /// How the exchange goes into the history: the assistant's calls as one message,
+    /// then each result as a tool message (the chat template's own shape).
     fn record(&self, exchange: Exchange<'_>, history: &mut Vec<Message>) {
-        crate::history::record_structured(exchange, history);
+        let content = exchange.content.unwrap_or_default();
+        history.push(Message {
+            tool_calls: exchange
+                .calls
+                .iter()
+                .map(|c| ToolCall::function(c.id.clone(), c.name.clone(), c.arguments.clone()))
+                .collect(),
+            content: (!content.is_empty()).then(|| content.to_string()),
+            ..Message::assistant("")
+        });
+        for (call, text) in exchange.calls.iter().zip(exchange.results) {
+            history.push(Message::tool_result(&call.id, &call.name, text.clone()));
+        }
     }
 }
 

@@ -4,14 +4,19 @@
 
 mod focused;
 mod focused_edit;
-mod guards;
+mod held_answers;
+mod held_calls;
 mod lookups;
+mod non_answers;
+mod output_files;
 mod picks;
 mod procedures;
 mod profiles;
 mod recovery;
+mod repeats;
 mod reveal;
 mod steps;
+mod writes;
 
 use std::path::Path;
 use std::time::Duration;
@@ -146,4 +151,34 @@ fn recoveries(events: &[TraceEvent]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// The names of the tools that ran, in order.
+fn tools_run(events: &[TraceEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each tool result of a run: its output and whether it succeeded.
+fn tool_results(events: &[TraceEvent]) -> Vec<(String, bool)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolResult { output, ok, .. } => Some((output.clone(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `full` with the answer asked after the whole conversation, for tests that read the
+/// notes it carries (`focused` tests the focused turn).
+fn whole_context() -> RunConfig {
+    let mut config = RunConfig::new(Profile::Full);
+    config.focused_answer = false;
+    config
 }
