@@ -16,7 +16,7 @@ use crate::profile::{RetryMode, Strategy};
 use crate::recovery::FailureClass;
 use crate::rules::Rule;
 use crate::state::RunState;
-use crate::tool_names::{FINISH_TOOL, LIST_TOOL, READ_TOOL};
+use crate::tool_names::{FINISH_TOOL, LIST_TOOL, QUERY_DATA_TOOL, READ_TOOL, REPLACE_TOOL};
 
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +64,16 @@ impl<B: Backend> Agent<B> {
         config: RunConfig,
     ) -> Result<Self, AgentError> {
         workspace.set_result_context(config.result_context);
-        let registry = registry.available(&workspace);
+        let mut registry = registry.available(&workspace);
+        if !config.query_data {
+            registry = registry.without(QUERY_DATA_TOOL);
+        }
+        if !config.replace_in_files {
+            registry = registry.without(REPLACE_TOOL);
+        }
+        // A look at a data file points to the tool that computes over it, where it
+        // is offered.
+        workspace.set_data_hint(registry.get(QUERY_DATA_TOOL).is_some());
         let strategy = config.profile.strategy();
         // Deferred tools stay out of the prompt until a search result reveals them.
         let mut specs: Vec<_> = registry

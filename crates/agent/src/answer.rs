@@ -20,7 +20,7 @@ use crate::rules::Rule;
 use crate::state::RunState;
 use crate::supported::unsupported_value;
 use crate::task_asks::{content_hash, missing_output};
-use crate::tool_names::{READ_TOOL, WRITE_TOOL};
+use crate::tool_names::{LIST_TOOL, READ_TOOL, SEARCH_TOOL, WRITE_TOOL};
 
 /// Results of one reply's calls of a tool a note shows at most.
 const BATCH_SHOWN: usize = 4;
@@ -449,9 +449,19 @@ impl<B: Backend> Agent<B> {
             if let Some(held) = self.not_looked(run, text) {
                 return Some(held);
             }
+            // An answer that states a value the latest result computed (a tool that
+            // does more than show a file: a query, a command) answers from it ("Add
+            // up the orders column…" asks to be told): not held.
+            let computed = run
+                .memory
+                .succeeded_order
+                .last()
+                .and_then(|(key, _)| key.split('\u{0}').next())
+                .is_some_and(|tool| ![READ_TOOL, SEARCH_TOOL, LIST_TOOL].contains(&tool));
             if run.memory.expects_change
                 && run.memory.changes_made == 0
                 && room(&Held::NothingChanged)
+                && !(computed && self.quotes_latest_result(run, text))
             {
                 return Some(Held::NothingChanged);
             }

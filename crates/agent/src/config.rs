@@ -87,6 +87,12 @@ pub struct RunConfig {
     /// (`tool_search`) searches them with the task's words, and the conversation opens
     /// with that call and its result (`full`; see `tool_preview`).
     pub tool_preview: bool,
+    /// The built-in `query_data` tool is offered (counts, sums, extremes and first or
+    /// last records of a data file; see decision 0047).
+    pub query_data: bool,
+    /// The built-in `replace_in_files` tool is offered (one text replaced in every
+    /// file under a path; see decision 0047).
+    pub replace_in_files: bool,
     /// The loop's rules, each on unless switched off (`rule.NAME=off`, `rules=off`;
     /// see `rules`). They act under `full` only.
     pub rules: RuleSwitches,
@@ -131,12 +137,14 @@ impl RunConfig {
             result_context: profile == Profile::Full,
             call_or_answer: false,
             tool_preview: false,
+            query_data: true,
+            replace_in_files: true,
             rules: RuleSwitches::default(),
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 22] = [
+    pub const SETTINGS: [&'static str; 24] = [
         "describe",
         "temperature",
         "top_p",
@@ -158,6 +166,8 @@ impl RunConfig {
         "result_context",
         "call_or_answer",
         "tool_preview",
+        "query_data",
+        "replace_in_files",
         "rules",
     ];
 
@@ -219,6 +229,8 @@ impl RunConfig {
             "result_context" => self.result_context = switch()?,
             "call_or_answer" => self.call_or_answer = switch()?,
             "tool_preview" => self.tool_preview = switch()?,
+            "query_data" => self.query_data = switch()?,
+            "replace_in_files" => self.replace_in_files = switch()?,
             "rules" => self.rules.set_all(switch()?),
             _ if key.starts_with("rule.") => {
                 let name = &key["rule.".len()..];
@@ -282,6 +294,8 @@ impl RunConfig {
             "result_context": self.result_context,
             "call_or_answer": self.call_or_answer,
             "tool_preview": self.tool_preview,
+            "query_data": self.query_data,
+            "replace_in_files": self.replace_in_files,
             "rules_off": self.rules.off_names(),
         })
     }

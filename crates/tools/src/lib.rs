@@ -31,5 +31,7 @@ pub use registry::Registry;
 pub use sandbox::{landlock_abi, SandboxMode, UnknownSandboxMode};
 pub use text::window_around;
 pub use tool::Tool;
-pub use tools::{word_lines, EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
+pub use tools::{
+    word_lines, EditFile, ListDir, QueryData, ReadFile, ReplaceInFiles, Search, Shell, WriteFile,
+};
 pub use workspace::{Workspace, WorkspaceError};

@@ -32,6 +32,10 @@ pub struct ToolLimits {
     /// enclosing line, what a search's glob left out, the lines a whole-file write
     /// removed.
     pub result_context: bool,
+    /// A search or read of a data file ends with what the file holds and that
+    /// `query_data` counts, sums and picks its records (default off; on where the
+    /// tool is offered).
+    pub data_hint: bool,
 }
 
 impl Default for ToolLimits {
@@ -46,6 +50,7 @@ impl Default for ToolLimits {
             outputs_dir: None,
             sandbox: SandboxMode::default(),
             result_context: true,
+            data_hint: false,
         }
     }
 }

@@ -7,7 +7,9 @@ use serde_json::Value;
 use crate::description_cleanup::{mentions_any, without_mentions};
 use crate::outcome::{Access, ToolOutcome};
 use crate::tool::Tool;
-use crate::tools::{EditFile, ListDir, ReadFile, Search, Shell, WriteFile};
+use crate::tools::{
+    EditFile, ListDir, QueryData, ReadFile, ReplaceInFiles, Search, Shell, WriteFile,
+};
 use crate::workspace::Workspace;
 
 /// An ordered list of tools.
@@ -24,7 +26,7 @@ impl std::fmt::Debug for Registry {
 
 impl Registry {
     /// The built-in tools: `read_file`, `write_file`, `edit_file`, `search`,
-    /// `list_dir`, `shell`, in that order.
+    /// `list_dir`, `shell`, `query_data`, `replace_in_files`, in that order.
     pub fn builtin() -> Self {
         let tools: Vec<Arc<dyn Tool>> = vec![
             Arc::new(ReadFile),
@@ -33,6 +35,8 @@ impl Registry {
             Arc::new(Search),
             Arc::new(ListDir),
             Arc::new(Shell),
+            Arc::new(QueryData),
+            Arc::new(ReplaceInFiles),
         ];
         Self { tools }
     }
@@ -84,6 +88,18 @@ impl Registry {
             })
             .collect();
         Self { tools }
+    }
+
+    /// The same tools without the one named `name`.
+    pub fn without(&self, name: &str) -> Self {
+        Self {
+            tools: self
+                .tools
+                .iter()
+                .filter(|tool| tool.name() != name)
+                .cloned()
+                .collect(),
+        }
     }
 
     /// The tools, in order.

@@ -88,6 +88,11 @@ impl Workspace {
         self.limits.result_context = on;
     }
 
+    /// Turns [`ToolLimits::data_hint`] on or off.
+    pub fn set_data_hint(&mut self, on: bool) {
+        self.limits.data_hint = on;
+    }
+
     /// Resolves a path a tool was given: relative paths start at the root, and the
     /// result must lie inside the root after symbolic links and `..` are resolved.
     /// Paths that do not exist yet are checked through their longest existing

@@ -430,6 +430,41 @@ fn an_answer_before_the_change_the_task_asks_for_is_held_once() {
 }
 
 #[test]
+fn an_answer_with_the_value_a_query_computed_is_not_held_as_no_change() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    std::fs::write(
+        dir.path().join("data/orders.csv"),
+        "id,channel,orders\n1,phone,59\n2,web,80\n3,phone,28\n",
+    )
+    .unwrap();
+    let task = "Add up the `orders` column of data/orders.csv, counting only the rows whose `channel` is `phone`, and tell me the total.";
+    let query = call(
+        "query_data",
+        r#"{"path": "data/orders.csv", "where": ["channel=phone"], "op": "sum", "field": "orders"}"#,
+    );
+    let r = run_full(dir.path(), task, vec![query, "The total is 87.".into()]);
+    assert!(
+        tool_outputs(&r.events)[0].contains("Result: 87"),
+        "{:?}",
+        tool_outputs(&r.events)
+    );
+    assert_eq!(r.result.answer.as_deref(), Some("The total is 87."));
+    assert!(
+        recoveries(&r.events).is_empty(),
+        "{:?}",
+        recoveries(&r.events)
+    );
+    // Values a read only showed are still held once: the task's words ask for a
+    // change, and nothing computed them.
+    let read = call("read_file", r#"{"path": "data/orders.csv"}"#);
+    let quoted = "The phone rows hold 59 and 28.";
+    let r = run_full(dir.path(), task, vec![read, quoted.into(), quoted.into()]);
+    assert_eq!(recoveries(&r.events), vec!["not_an_answer"]);
+    assert!(seen(&r, 2).contains("no call of this run has changed anything"));
+}
+
+#[test]
 fn an_answer_that_points_to_a_file_it_wrote_gets_that_content() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("data.csv"), "C-1,ines@example.com,pro\n").unwrap();

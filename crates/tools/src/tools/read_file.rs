@@ -54,7 +54,9 @@ impl Tool for ReadFile {
 
     fn call(&self, args: &Value, workspace: &Workspace) -> ToolOutcome {
         match parse(args, workspace) {
-            Ok((path, request)) => read(workspace, path, request, true),
+            Ok((path, request)) => {
+                with_data_hint(workspace, path, read(workspace, path, request, true))
+            }
             Err(error) => error.into_outcome(NAME),
         }
     }
@@ -75,6 +77,21 @@ fn parse<'a>(args: &'a Value, workspace: &Workspace) -> Result<(&'a str, WindowR
         char_budget: workspace.limits().read_chars,
     };
     Ok((path, request))
+}
+
+/// A successful read of a data file ends with what the file holds (see
+/// [`ToolLimits::data_hint`](crate::ToolLimits::data_hint)).
+fn with_data_hint(workspace: &Workspace, path: &str, mut outcome: ToolOutcome) -> ToolOutcome {
+    if !outcome.ok || !workspace.limits().data_hint {
+        return outcome;
+    }
+    let Ok(resolved) = workspace.resolve(path) else {
+        return outcome;
+    };
+    if let Some(hint) = super::records::data_hint(&resolved, &workspace.relative(&resolved)) {
+        outcome.text = format!("{}\n{hint}", outcome.text);
+    }
+    outcome
 }
 
 /// The first page of `path` as a read shows it, outside the run's memory of reads (a

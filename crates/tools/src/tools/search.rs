@@ -172,8 +172,14 @@ fn search(workspace: &Workspace, query: Query<'_>) -> ToolOutcome {
         Mode::Files => search_files_mode(workspace, scope, &query, &shown, keep, &glob_scope),
     };
     let notes = format!("{moved_path}{dropped_glob}");
+    let hint = match workspace.limits().data_hint && resolved.is_file() {
+        true => super::records::data_hint(&resolved, &shown)
+            .map(|hint| format!("\n{hint}"))
+            .unwrap_or_default(),
+        false => String::new(),
+    };
     match result {
-        Ok((text, false)) => ToolOutcome::success(format!("{notes}{text}")),
+        Ok((text, false)) => ToolOutcome::success(format!("{notes}{text}{hint}")),
         Ok((text, true)) => ToolOutcome::success(format!("{notes}{text}")).nothing_found(),
         Err(text) => ToolOutcome::failure(text),
     }

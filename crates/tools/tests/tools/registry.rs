@@ -44,7 +44,9 @@ fn builtin_tools_come_in_order_with_object_schemas() {
             "edit_file",
             "search",
             "list_dir",
-            "shell"
+            "shell",
+            "query_data",
+            "replace_in_files"
         ]
     );
     for spec in registry.specs() {
@@ -71,7 +73,15 @@ fn unavailable_tools_are_dropped_and_mentions_of_them_removed() {
     let available = registry.available(&workspace);
     assert_eq!(
         available.names(),
-        ["read_file", "write_file", "edit_file", "search", "shell"]
+        [
+            "read_file",
+            "write_file",
+            "edit_file",
+            "search",
+            "shell",
+            "query_data",
+            "replace_in_files"
+        ]
     );
     let read_file = available.get("read_file").unwrap();
     let description = read_file.spec().function.description.unwrap();
@@ -92,9 +102,11 @@ fn unavailable_tools_are_dropped_and_mentions_of_them_removed() {
 #[test]
 fn every_builtin_is_available_here_and_tools_can_be_added() {
     let (_dir, workspace) = workspace();
-    assert_eq!(Registry::builtin().available(&workspace).names().len(), 6);
+    assert_eq!(Registry::builtin().available(&workspace).names().len(), 8);
     let mut registry = Registry::empty();
     assert!(registry.names().is_empty());
     registry.add(Arc::new(ReadFile));
     assert_eq!(registry.names(), ["read_file"]);
+    assert!(Registry::builtin().without("shell").get("shell").is_none());
+    assert_eq!(Registry::builtin().without("shell").names().len(), 7);
 }

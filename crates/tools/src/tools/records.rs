@@ -1,0 +1,370 @@
+//! A data file read as records with named fields: CSV or TSV with a header row, a JSON
+//! list of objects (or an object holding one), JSON lines, and text lines whose
+//! `key=value` pairs are fields (logfmt) — every line also keeps its words, so a
+//! condition on a field the line does not name can still match it as a word.
+
+use serde_json::Value;
+
+/// One record: where it is, how it reads, its fields and its words.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Record {
+    /// Its line in the file (1-based); for a JSON list, its position in the list.
+    pub line: usize,
+    /// The record as shown: the line, or the object as compact JSON.
+    pub text: String,
+    /// Its fields in order, nested JSON keys joined with dots.
+    pub fields: Vec<(String, String)>,
+}
+
+impl Record {
+    /// The value of `name` (letter case ignored), if the record has that field.
+    pub(crate) fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// Whether `word` is one of the record's words (letter case ignored): a field's
+    /// value, or a token of its text with brackets and quotes stripped.
+    pub(crate) fn has_word(&self, word: &str) -> bool {
+        let word = word.trim();
+        self.fields
+            .iter()
+            .any(|(_, v)| v.eq_ignore_ascii_case(word))
+            || self
+                .text
+                .split(|c: char| c.is_whitespace() || ",;|=".contains(c))
+                .map(|token| token.trim_matches(|c: char| "[](){}<>\"'`:".contains(c)))
+                .any(|token| token.eq_ignore_ascii_case(word))
+    }
+}
+
+/// What kind of data a file held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Rows under a header, split by the separator.
+    Table(char),
+    /// A JSON list of objects.
+    JsonList,
+    /// One record a line (JSON lines, `key=value` pairs, or plain text).
+    Lines,
+}
+
+impl Layout {
+    /// The layout in words.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Layout::Table('\t') => "TSV rows",
+            Layout::Table(_) => "CSV rows",
+            Layout::JsonList => "JSON objects",
+            Layout::Lines => "lines",
+        }
+    }
+}
+
+/// The records of a file named `name` holding `text`.
+pub(crate) fn parse(name: &str, text: &str) -> (Layout, Vec<Record>) {
+    if let Some(records) = json_list(text) {
+        return (Layout::JsonList, records);
+    }
+    if let Some(separator) = table_separator(name, text) {
+        if let Some(records) = table(text, separator) {
+            return (Layout::Table(separator), records);
+        }
+    }
+    (Layout::Lines, lines(text))
+}
+
+/// Data files larger than this get no hint.
+const HINT_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The note a look at a data file ends with when `query_data` is offered: what the
+/// file holds and that the tool counts, sums and picks its records. `None` for a file
+/// that is not data (prose, code) or has fewer than three records.
+pub(crate) fn data_hint(path: &std::path::Path, shown: &str) -> Option<String> {
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > HINT_MAX_BYTES {
+        return None;
+    }
+    let lower = shown.to_ascii_lowercase();
+    // A `.json` file is data only as a list of objects (a config file is not).
+    let data_name = [".csv", ".tsv", ".jsonl", ".ndjson", ".log"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+        || lower.contains(".log.");
+    let text = std::fs::read_to_string(path).ok()?;
+    let (layout, records) = parse(shown, &text);
+    let tabular = matches!(layout, Layout::Table(_) | Layout::JsonList);
+    if records.len() < 3 || !(data_name || tabular) {
+        return None;
+    }
+    let names = field_names(&records);
+    let fields = match names.is_empty() {
+        true => String::new(),
+        false => format!("; fields: {}", names.join(", ")),
+    };
+    Some(format!(
+        "(`{shown}` is a data file of {} {}{fields}. query_data counts, sums, or finds the lowest, highest, first or last of its records that meet conditions.)",
+        records.len(),
+        layout.describe()
+    ))
+}
+
+/// The field names of `records`, in the order first seen.
+pub(crate) fn field_names(records: &[Record]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for record in records {
+        for (key, _) in &record.fields {
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(key)) {
+                names.push(key.clone());
+            }
+        }
+    }
+    names
+}
+
+/// A whole-file JSON list of objects, or an object whose one list of objects it is.
+fn json_list(text: &str) -> Option<Vec<Record>> {
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with(['[', '{']) {
+        return None;
+    }
+    let value: Value = serde_json::from_str(text).ok()?;
+    let items = match &value {
+        Value::Array(items) => items,
+        Value::Object(map) => {
+            let mut lists = map
+                .values()
+                .filter_map(Value::as_array)
+                .filter(|items| items.iter().any(Value::is_object));
+            let list = lists.next()?;
+            if lists.next().is_some() {
+                return None;
+            }
+            list
+        }
+        _ => return None,
+    };
+    let records: Vec<Record> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.is_object())
+        .map(|(index, item)| Record {
+            line: index + 1,
+            text: item.to_string(),
+            fields: flattened(item),
+        })
+        .collect();
+    (!records.is_empty()).then_some(records)
+}
+
+/// The separator of a table: by the file's extension, or a header and rows that split
+/// into the same number of columns (two at least) on a tab, `;`, `|` or `,`.
+fn table_separator(name: &str, text: &str) -> Option<char> {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".tsv") || lower.ends_with(".tab") {
+        return Some('\t');
+    }
+    let mut rows = text.lines().filter(|line| !line.trim().is_empty());
+    let header = rows.next()?;
+    let sample: Vec<&str> = rows.take(5).collect();
+    let consistent = |separator: char| {
+        let columns = header.split(separator).count();
+        columns >= 2
+            && !sample.is_empty()
+            && sample
+                .iter()
+                .all(|row| row.split(separator).count() == columns)
+    };
+    if lower.ends_with(".csv") {
+        return ['\t', ';', '|', ',']
+            .into_iter()
+            .find(|s| consistent(*s))
+            .or(Some(','));
+    }
+    // Not a table: a header of `key=value` pairs or of JSON.
+    if header.contains('=') || header.trim_start().starts_with('{') {
+        return None;
+    }
+    ['\t', ';', '|', ','].into_iter().find(|s| consistent(*s))
+}
+
+/// Rows under a header, quoted fields as CSV quotes them.
+fn table(text: &str, separator: char) -> Option<Vec<Record>> {
+    let delimiter = u8::try_from(separator).ok()?;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = reader.headers().ok()?.iter().map(str::to_string).collect();
+    let source: Vec<&str> = text.lines().collect();
+    let mut records = Vec::new();
+    for row in reader.records() {
+        let row = row.ok()?;
+        let line = row.position().map_or(0, |p| p.line() as usize);
+        let fields = header
+            .iter()
+            .zip(row.iter())
+            .map(|(key, value)| (key.clone(), value.to_string()))
+            .collect();
+        let shown = source.get(line.saturating_sub(1)).map_or_else(
+            || row.iter().collect::<Vec<_>>().join(","),
+            |l| (*l).to_string(),
+        );
+        records.push(Record {
+            line,
+            text: shown,
+            fields,
+        });
+    }
+    Some(records)
+}
+
+/// One record a non-empty line: a JSON object's fields, or the line's `key=value`
+/// pairs (values may be quoted).
+fn lines(text: &str) -> Vec<Record> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            let trimmed = line.trim();
+            let fields = match serde_json::from_str::<Value>(trimmed) {
+                Ok(value @ Value::Object(_)) => flattened(&value),
+                _ => pairs(trimmed),
+            };
+            Record {
+                line: index + 1,
+                text: line.to_string(),
+                fields,
+            }
+        })
+        .collect()
+}
+
+/// The `key=value` pairs of a line, a value in double quotes taken whole.
+fn pairs(line: &str) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find('=') {
+        let key_start = rest[..at]
+            .rfind(|c: char| c.is_whitespace())
+            .map_or(0, |i| i + 1);
+        let key = rest[key_start..at].trim();
+        let after = &rest[at + 1..];
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => match quoted.find('"') {
+                Some(end) => (&quoted[..end], &quoted[end + 1..]),
+                None => (quoted, ""),
+            },
+            None => {
+                let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        let plain_key = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_.-".contains(c));
+        if plain_key {
+            fields.push((key.to_string(), value.to_string()));
+        }
+        rest = next;
+    }
+    fields
+}
+
+/// A JSON object's leaves as fields, nested keys joined with dots, lists of leaves
+/// joined with commas.
+fn flattened(value: &Value) -> Vec<(String, String)> {
+    fn walk(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    let path = match prefix.is_empty() {
+                        true => key.clone(),
+                        false => format!("{prefix}.{key}"),
+                    };
+                    walk(&path, inner, out);
+                }
+            }
+            Value::String(text) => out.push((prefix.to_string(), text.clone())),
+            Value::Array(items) => {
+                let shown: Vec<String> = items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect();
+                out.push((prefix.to_string(), shown.join(", ")));
+            }
+            Value::Null => out.push((prefix.to_string(), String::new())),
+            other => out.push((prefix.to_string(), other.to_string())),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", value, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_csv_with_quoted_fields_is_rows_under_its_header() {
+        let text = "city,note,qty\n\"Quito, IN\",gift wrap,143\nLisbon,\"ask for \"\"T\"\"\",117\n";
+        let (layout, records) = parse("metrics.csv", text);
+        assert_eq!(layout, Layout::Table(','));
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].field("city"), Some("Quito, IN"));
+        assert_eq!(records[1].field("NOTE"), Some("ask for \"T\""));
+        assert_eq!(records[1].line, 3);
+        assert_eq!(records[1].text, "Lisbon,\"ask for \"\"T\"\"\",117");
+    }
+
+    #[test]
+    fn a_tsv_and_a_semicolon_table_are_found_by_their_columns() {
+        let (layout, records) = parse("sales.tsv", "id\tregion\tunits\n1\tnorth\t4\n");
+        assert_eq!(layout, Layout::Table('\t'));
+        assert_eq!(records[0].field("units"), Some("4"));
+        let (layout, _) = parse("export.txt", "a;b;c\n1;2;3\n4;5;6\n");
+        assert_eq!(layout, Layout::Table(';'));
+    }
+
+    #[test]
+    fn json_lists_json_lines_and_logfmt_lines_have_named_fields() {
+        let (layout, records) = parse(
+            "p.json",
+            r#"{"products": [{"name": "lamp", "dims": {"w": 3}}, {"name": "desk"}]}"#,
+        );
+        assert_eq!(layout, Layout::JsonList);
+        assert_eq!(records[0].field("dims.w"), Some("3"));
+        let (layout, records) = parse(
+            "e.jsonl",
+            "{\"id\":\"evt-1\",\"user\":\"Ana\"}\n\n{\"id\":\"evt-2\",\"user\":\"Bo\"}\n",
+        );
+        assert_eq!(layout, Layout::Lines);
+        assert_eq!((records[1].line, records[1].field("user")), (3, Some("Bo")));
+        let (_, records) = parse(
+            "w.log",
+            "time=2026-03-04T10:48:36Z level=error component=gateway msg=\"request failed\"\n",
+        );
+        assert_eq!(records[0].field("msg"), Some("request failed"));
+        assert_eq!(records[0].field("level"), Some("error"));
+    }
+
+    #[test]
+    fn a_plain_log_line_keeps_its_words() {
+        let (layout, records) = parse(
+            "app.log",
+            "2026-03-04T10:48:36Z ERROR [gateway] request failed\n",
+        );
+        assert_eq!(layout, Layout::Lines);
+        assert!(records[0].fields.is_empty());
+        assert!(records[0].has_word("error") && records[0].has_word("gateway"));
+        assert!(!records[0].has_word("gate"));
+    }
+}
