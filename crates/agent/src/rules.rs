@@ -83,7 +83,7 @@ rules! {
     NotLooked = "not_looked", Hold,
         "An answer before any call looked at the workspace, while the task names a path in it; once.";
     NothingChanged = "nothing_changed", Hold,
-        "An answer while the task asks to change a path it names and nothing changed; once.";
+        "An answer while the task asks to change a path it names and nothing changed, unless it states a value the latest result computed; once.";
     WrongPick = "wrong_pick", Hold,
         "An answer naming another item of a compared list than the task's superlative picks; once.";
     PlannedCalls = "planned_calls", Hold,
