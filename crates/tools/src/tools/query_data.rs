@@ -36,7 +36,7 @@ impl Tool for QueryData {
     fn spec(&self) -> rein_protocol::ToolSpec {
         function_spec(
             NAME,
-            "Count, sum, or find the lowest, highest, first or last of the records in a data file (CSV or TSV rows, a JSON list, JSON lines, log lines) that meet conditions. Use it for any count, total, minimum, maximum or first/last question about a file.",
+            "Compute over the records of a data file (CSV or TSV rows, a JSON list, JSON lines, log lines): how many meet conditions, the sum of a field over them, the one with the lowest or highest value of a field, or the first or last of them. Use it for counts and totals instead of adding up rows yourself; to read one setting of a config file, use search or read_file.",
             json!({
                 "type": "object",
                 "properties": {
@@ -246,6 +246,45 @@ fn shown_number(value: f64) -> String {
     }
 }
 
+/// Data files listed at most when the one asked for is not there.
+const LISTED_FILES: usize = 8;
+/// Files visited at most when listing them.
+const VISITED_FILES: usize = 20_000;
+
+/// The reply to a path that does not exist: the workspace's data files (by name: a
+/// table, JSON, JSON lines or a log), so the next call names one of them.
+fn missing_file(workspace: &Workspace, shown: &str) -> String {
+    let data_name = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        [".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".log"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+            || lower.contains(".log.")
+    };
+    let found: Vec<String> = ignore::WalkBuilder::new(workspace.root())
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build()
+        .filter_map(Result::ok)
+        .take(VISITED_FILES)
+        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+        .filter(|entry| data_name(&entry.file_name().to_string_lossy()))
+        .map(|entry| format!("`{}`", workspace.relative(entry.path())))
+        .take(LISTED_FILES + 1)
+        .collect();
+    match found.len() {
+        0 => format!("`{shown}` does not exist, and no data file (CSV, TSV, JSON, JSON lines, log) is in the workspace. Use search to find where the data is."),
+        n if n > LISTED_FILES => format!(
+            "`{shown}` does not exist. Data files in the workspace include {}. Call {NAME} again with the path of the one the task means.",
+            found[..LISTED_FILES].join(", ")
+        ),
+        _ => format!(
+            "`{shown}` does not exist. Data files in the workspace: {}. Call {NAME} again with the path of the one the task means.",
+            found.join(", ")
+        ),
+    }
+}
+
 fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
     if !OPS.contains(&query.op) {
         return ToolOutcome::failure(format!(
@@ -273,11 +312,7 @@ fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
             ))
         }
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(_) => {
-            return ToolOutcome::failure(format!(
-                "`{shown_path}` does not exist. Use list_dir or search with mode=\"files\" to find the file."
-            ))
-        }
+        Err(_) => return ToolOutcome::failure(missing_file(workspace, &shown_path)),
     };
     let (layout, records) = parse(&shown_path, &text);
     let known = field_names(&records);
