@@ -13,7 +13,7 @@ fn builtin() -> ToolSet {
 fn signatures_are_generated_from_the_schemas() {
     let signatures = builtin().signatures();
     let lines: Vec<&str> = signatures.lines().collect();
-    assert_eq!(lines.len(), 6);
+    assert_eq!(lines.len(), 8);
     assert_eq!(
         lines[0],
         "read_file(path: string, offset?: integer, limit?: integer, char_offset?: integer) - Read a text file; each line is shown with its number."
@@ -23,6 +23,20 @@ fn signatures_are_generated_from_the_schemas() {
         lines[5].starts_with("shell(command: string, timeout_s?: integer) - "),
         "{}",
         lines[5]
+    );
+    assert!(
+        lines[6].starts_with("query_data(path: string, where?: ")
+            && lines[6]
+                .contains("op: \"count\"|\"sum\"|\"min\"|\"max\"|\"first\"|\"last\"|\"list\""),
+        "{}",
+        lines[6]
+    );
+    assert!(
+        lines[7].starts_with(
+            "replace_in_files(old: string, new: string, path?: string, whole_word?: boolean) - "
+        ),
+        "{}",
+        lines[7]
     );
 }
 

@@ -20,6 +20,8 @@ mod shell_env;
 mod shell_output;
 mod shell_process;
 mod spec;
+#[cfg(test)]
+mod test_files;
 mod verification;
 mod word_lines;
 mod write_file;

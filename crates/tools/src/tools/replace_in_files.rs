@@ -261,18 +261,7 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ToolLimits;
-
-    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
-        }
-        let workspace = Workspace::new(dir.path(), ToolLimits::default()).unwrap();
-        (dir, workspace)
-    }
+    use crate::tools::test_files::workspace;
 
     #[test]
     fn a_rename_changes_every_file_and_leaves_longer_names_alone() {

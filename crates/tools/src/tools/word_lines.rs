@@ -41,17 +41,7 @@ pub fn word_lines(workspace: &Workspace, word: &str, at_most: usize) -> Option<V
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let workspace = Workspace::new(dir.path(), crate::ToolLimits::default()).unwrap();
-        (dir, workspace)
-    }
+    use crate::tools::test_files::workspace;
 
     #[test]
     fn lines_holding_the_word_come_back_as_search_lists_them() {
