@@ -456,8 +456,8 @@ impl<B: Backend> Agent<B> {
                 .memory
                 .succeeded_order
                 .last()
-                .and_then(|(key, _)| key.split('\u{0}').next())
-                .is_some_and(|tool| ![READ_TOOL, SEARCH_TOOL, LIST_TOOL].contains(&tool));
+                .and_then(|(key, _)| crate::validate::call_key_parts(key))
+                .is_some_and(|(tool, _)| ![READ_TOOL, SEARCH_TOOL, LIST_TOOL].contains(&tool));
             if run.memory.expects_change
                 && run.memory.changes_made == 0
                 && room(&Held::NothingChanged)

@@ -79,7 +79,7 @@ pub(crate) fn results_so_far(memory: &Memory) -> Vec<String> {
         .filter(|(_, found_nothing)| !found_nothing)
         .filter_map(|(key, _)| {
             let (result, _) = memory.succeeded_calls.get(key)?;
-            let (name, arguments) = key.split_once('\u{0}')?;
+            let (name, arguments) = crate::validate::call_key_parts(key)?;
             let result = crate::result_text::excerpt(result.trim(), RESULT_CHARS);
             Some(format!("- `{name}` {arguments}:\n{result}"))
         })

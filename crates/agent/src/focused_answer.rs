@@ -55,7 +55,7 @@ struct Line<'a> {
 /// also say "test"), and a value the task names (`needles`) outweighs any word.
 pub(crate) fn evidence(task: &str, memory: &Memory) -> Option<String> {
     let heading = |key: &str| {
-        key.split_once('\u{0}')
+        crate::validate::call_key_parts(key)
             .map(|(name, arguments)| format!("`{name}` {arguments}"))
     };
     // The results that found something, then the first line of each failed call's

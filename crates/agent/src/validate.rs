@@ -83,6 +83,11 @@ pub(crate) fn call_key(name: &str, arguments: &Value) -> String {
     format!("{name}\u{0}{arguments}")
 }
 
+/// The tool name and the arguments' JSON of a [`call_key`].
+pub(crate) fn call_key_parts(key: &str) -> Option<(&str, &str)> {
+    key.split_once('\u{0}')
+}
+
 /// A call the loop refuses to run: its class, the detail for the trace, the note.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rejection {

@@ -13,17 +13,7 @@ use rein_test_support::ScriptedBackend;
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::{json, Value};
 
-use super::{call, recoveries, run_full, run_with_tools};
-
-fn ran(events: &[TraceEvent]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolResult { name, .. } => Some(name.clone()),
-            _ => None,
-        })
-        .collect()
-}
+use super::{call, recoveries, run_full, run_with_tools, tools_run};
 
 const LOG_TASK: &str = "server.log has exactly one ERROR line. Find it, and write just its gateway code into a new file named incident.txt. Then tell me the code.";
 
@@ -58,7 +48,10 @@ fn a_later_call_whose_values_a_result_gave_runs_without_waiting() {
     let replies = vec![search_errors(), both, "The code is PG-4471.".to_string()];
     let r = run_full(dir.path(), LOG_TASK, replies);
     assert_eq!(r.result.answer.as_deref(), Some("The code is PG-4471."));
-    assert_eq!(ran(&r.events), vec!["search", "read_file", "write_file"]);
+    assert_eq!(
+        tools_run(&r.events),
+        vec!["search", "read_file", "write_file"]
+    );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("incident.txt")).unwrap(),
         "PG-4471"
@@ -92,7 +85,10 @@ fn a_later_call_with_a_value_no_result_gave_still_waits() {
         "The code is PG-4471.".to_string(),
     ];
     let r = run_full(dir.path(), LOG_TASK, replies);
-    assert_eq!(ran(&r.events), vec!["search", "read_file", "write_file"]);
+    assert_eq!(
+        tools_run(&r.events),
+        vec!["search", "read_file", "write_file"]
+    );
     assert!(r
         .events
         .iter()
@@ -327,7 +323,7 @@ fn a_later_call_whose_value_is_a_word_of_the_task_waits_for_the_result_that_has_
         RunConfig::new(Profile::Full),
     );
     assert_eq!(
-        ran(&r.events),
+        tools_run(&r.events),
         vec!["get_repository", "get_branch", "get_ci_status"]
     );
     assert!(r.events.iter().any(|e| matches!(

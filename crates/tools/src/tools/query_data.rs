@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use serde_json::{json, Value};
 
-use super::records::{field_names, parse, Record};
+use super::records::{field_names, is_data_name, parse, Record};
 use super::spec::function_spec;
 use crate::args::{optional_string, read_access, required_string, ArgError};
 use crate::outcome::{Access, ToolOutcome};
@@ -254,13 +254,6 @@ const VISITED_FILES: usize = 20_000;
 /// The reply to a path that does not exist: the workspace's data files (by name: a
 /// table, JSON, JSON lines or a log), so the next call names one of them.
 fn missing_file(workspace: &Workspace, shown: &str) -> String {
-    let data_name = |name: &str| {
-        let lower = name.to_ascii_lowercase();
-        [".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".log"]
-            .iter()
-            .any(|ext| lower.ends_with(ext))
-            || lower.contains(".log.")
-    };
     let found: Vec<String> = ignore::WalkBuilder::new(workspace.root())
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -268,7 +261,10 @@ fn missing_file(workspace: &Workspace, shown: &str) -> String {
         .filter_map(Result::ok)
         .take(VISITED_FILES)
         .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
-        .filter(|entry| data_name(&entry.file_name().to_string_lossy()))
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+            is_data_name(&name) || name.ends_with(".json")
+        })
         .map(|entry| format!("`{}`", workspace.relative(entry.path())))
         .take(LISTED_FILES + 1)
         .collect();
@@ -298,19 +294,18 @@ fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
         Err(refusal) => return ToolOutcome::failure(refusal.to_string()),
     };
     let shown_path = workspace.relative(&resolved);
-    let too_big = std::fs::metadata(&resolved).is_ok_and(|m| m.len() > MAX_BYTES);
+    if resolved.is_dir() {
+        return ToolOutcome::failure(format!(
+            "`{shown_path}` is a directory; {NAME} reads one data file. Use list_dir to see its files."
+        ));
+    }
+    if std::fs::metadata(&resolved).is_ok_and(|m| m.len() > MAX_BYTES) {
+        return ToolOutcome::failure(format!(
+            "`{shown_path}` is over {} MiB; {NAME} reads smaller files.",
+            MAX_BYTES / 1024 / 1024
+        ));
+    }
     let text = match std::fs::read(&resolved) {
-        _ if resolved.is_dir() => {
-            return ToolOutcome::failure(format!(
-                "`{shown_path}` is a directory; {NAME} reads one data file. Use list_dir to see its files."
-            ))
-        }
-        _ if too_big => {
-            return ToolOutcome::failure(format!(
-                "`{shown_path}` is over {} MiB; {NAME} reads smaller files.",
-                MAX_BYTES / 1024 / 1024
-            ))
-        }
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(_) => return ToolOutcome::failure(missing_file(workspace, &shown_path)),
     };
@@ -390,7 +385,7 @@ fn outcome<'r>(
                 .ok_or_else(|| {
                     format!(
                         "No field is named `{field}`; the fields are: {}. Call {NAME} again with one of them.",
-                        if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
+                        listed(known)
                     )
                 })?
                 .as_str(),
@@ -399,7 +394,7 @@ fn outcome<'r>(
             return Err(format!(
                 "`{}` needs `field`: one of {}. Call {NAME} again with it.",
                 query.op,
-                if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
+                listed(known)
             ))
         }
         None => None,
@@ -475,6 +470,14 @@ fn outcome<'r>(
                 None => ("Result: none (no record matches)".to_string(), Vec::new()),
             })
         }
+    }
+}
+
+/// Field names as a result lists them.
+fn listed(known: &[String]) -> String {
+    match known.is_empty() {
+        true => "(none)".to_string(),
+        false => known.join(", "),
     }
 }
 

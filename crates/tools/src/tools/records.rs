@@ -79,6 +79,15 @@ pub(crate) fn parse(name: &str, text: &str) -> (Layout, Vec<Record>) {
 /// Data files larger than this get no hint.
 const HINT_MAX_BYTES: u64 = 1024 * 1024;
 
+/// Whether a (lowercase) file name is a data file's by its extension: a table, JSON
+/// lines, or a log (rotated ones too).
+pub(crate) fn is_data_name(lower: &str) -> bool {
+    [".csv", ".tsv", ".jsonl", ".ndjson", ".log"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+        || lower.contains(".log.")
+}
+
 /// The note a look at a data file ends with when `query_data` is offered: what the
 /// file holds and that the tool counts, sums and picks its records. `None` for a file
 /// that is not data (prose, code) or has fewer than three records.
@@ -87,12 +96,8 @@ pub(crate) fn data_hint(path: &std::path::Path, shown: &str) -> Option<String> {
     if !metadata.is_file() || metadata.len() > HINT_MAX_BYTES {
         return None;
     }
-    let lower = shown.to_ascii_lowercase();
     // A `.json` file is data only as a list of objects (a config file is not).
-    let data_name = [".csv", ".tsv", ".jsonl", ".ndjson", ".log"]
-        .iter()
-        .any(|ext| lower.ends_with(ext))
-        || lower.contains(".log.");
+    let data_name = is_data_name(&shown.to_ascii_lowercase());
     let text = std::fs::read_to_string(path).ok()?;
     let (layout, records) = parse(shown, &text);
     let tabular = matches!(layout, Layout::Table(_) | Layout::JsonList);
