@@ -95,7 +95,8 @@ pub struct RunArgs {
     /// repeat_penalty, call_example, wrapper_grammar, answer_guards, result_lines,
     /// verification_guard, parallel_calls, reply_tokens, retry_heat,
     /// grounding_check, stepwise, workspace_files, no_blank, focused_answer,
-    /// focused_edit, result_context, call_or_answer (e.g. `--set call_example=off`).
+    /// focused_edit, result_context, call_or_answer, call_intent, tool_preview,
+    /// query_data, replace_in_files, rules, rule.NAME (e.g. `--set call_example=off`).
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = super::parse_setting)]
     pub settings: Vec<(String, String)>,
     /// MCP servers whose tools the run may use.

@@ -83,6 +83,10 @@ pub struct RunConfig {
     /// Every reply under `auto` is decoded from its first token as the family's calls
     /// or an answer that opens no call (see `AutoGrammar::CallOrAnswer`).
     pub call_or_answer: bool,
+    /// An `auto` reply's opening is decoded first without a grammar; when it opens
+    /// calls in any shape, the reply is decoded as the family's calls from its first
+    /// token (local models; see `call_intent`).
+    pub call_intent: bool,
     /// Before the first turn, a run whose listed tools include a finder of hidden tools
     /// (`tool_search`) searches them with the task's words, and the conversation opens
     /// with that call and its result (`full`; see `tool_preview`).
@@ -136,6 +140,7 @@ impl RunConfig {
             focused_edit: profile == Profile::Full,
             result_context: profile == Profile::Full,
             call_or_answer: false,
+            call_intent: false,
             tool_preview: false,
             query_data: true,
             replace_in_files: true,
@@ -144,7 +149,7 @@ impl RunConfig {
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 24] = [
+    pub const SETTINGS: [&'static str; 25] = [
         "describe",
         "temperature",
         "top_p",
@@ -165,6 +170,7 @@ impl RunConfig {
         "focused_edit",
         "result_context",
         "call_or_answer",
+        "call_intent",
         "tool_preview",
         "query_data",
         "replace_in_files",
@@ -228,6 +234,7 @@ impl RunConfig {
             "focused_edit" => self.focused_edit = switch()?,
             "result_context" => self.result_context = switch()?,
             "call_or_answer" => self.call_or_answer = switch()?,
+            "call_intent" => self.call_intent = switch()?,
             "tool_preview" => self.tool_preview = switch()?,
             "query_data" => self.query_data = switch()?,
             "replace_in_files" => self.replace_in_files = switch()?,
@@ -293,6 +300,7 @@ impl RunConfig {
             "focused_edit": self.focused_edit,
             "result_context": self.result_context,
             "call_or_answer": self.call_or_answer,
+            "call_intent": self.call_intent,
             "tool_preview": self.tool_preview,
             "query_data": self.query_data,
             "replace_in_files": self.replace_in_files,

@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The detail of a [`FailureClass::Format`] retry after a reply with no text at all:
+/// no call was attempted (compliance tallies leave it out).
+pub const EMPTY_REPLY: &str = "the reply was empty";
+
 /// The kinds of failure the loop recovers from, each with its own note and cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -13,6 +13,7 @@ use rein_protocol::{
 };
 
 use crate::agent::{Agent, End, Flow};
+use crate::call_intent::Opening;
 use crate::profile::{ReadContext, RetryMode, Step};
 use crate::prompt::system_prompt;
 use crate::rules::Rule;
@@ -160,7 +161,7 @@ impl<B: Backend> Agent<B> {
     ) -> Result<Completion, End> {
         let mut refits = 0;
         loop {
-            let error = match self.ask(run).await {
+            let error = match self.ask(run, events).await {
                 Err(AskError::Backend(error)) => error,
                 Err(AskError::WallClock) => return Err((StopReason::WallClock, None, None)),
                 Ok(completion) => return Ok(completion),
@@ -186,9 +187,73 @@ impl<B: Backend> Agent<B> {
         }
     }
 
-    /// One request to the backend, within what is left of the wall clock.
-    async fn ask(&mut self, run: &RunState) -> Result<Completion, AskError> {
-        let request = self.request(run);
+    /// One request to the backend, within what is left of the wall clock. With
+    /// `call_intent`, a reply whose shape the model chooses is first opened without a
+    /// grammar; an opening that begins calls has the reply decoded as the family's
+    /// calls from its first token.
+    async fn ask(
+        &mut self,
+        run: &RunState,
+        events: &mut dyn EventSink,
+    ) -> Result<Completion, AskError> {
+        let mut request = self.request(run);
+        let opening = match self.config.call_intent
+            && self.info.decodes_grammars
+            && run.focused.is_none()
+            && crate::call_intent::chooses_shape(&request)
+        {
+            true => {
+                let probe = crate::call_intent::opening_request(&request);
+                Some(self.ask_once(run, probe).await?)
+            }
+            false => None,
+        };
+        if let Some(opening) = &opening {
+            let shape = match crate::call_intent::read_opening(&opening.text, self.info.family) {
+                Opening::Calls => {
+                    request.choice = ToolChoice::Required;
+                    request.call_or_answer = false;
+                    "calls"
+                }
+                Opening::Answer => {
+                    // As an answer-only turn: prose from the first character, cut
+                    // where a call would begin.
+                    request.constrained = false;
+                    request.call_or_answer = false;
+                    request.prose = true;
+                    request
+                        .stop
+                        .push(self.info.family.call_opener().to_string());
+                    "answer"
+                }
+                Opening::Free => "",
+            };
+            if !shape.is_empty() {
+                events.emit(&RunEvent::OpeningRead {
+                    turn: run.turns,
+                    opening: opening.text.clone(),
+                    shape: shape.into(),
+                });
+            }
+        }
+        let mut completion = self.ask_once(run, request).await?;
+        if let Some(opening) = opening {
+            // The opening's work is the reply's: its prompt evaluation, its tokens and
+            // its time.
+            completion.reused_tokens = opening.reused_tokens;
+            completion.completion_tokens += opening.completion_tokens;
+            completion.ttft += opening.elapsed;
+            completion.elapsed += opening.elapsed;
+        }
+        Ok(completion)
+    }
+
+    /// `request` sent once, within what is left of the wall clock.
+    async fn ask_once(
+        &mut self,
+        run: &RunState,
+        request: TurnRequest,
+    ) -> Result<Completion, AskError> {
         let remaining = self.config.wall_clock.saturating_sub(run.started.elapsed());
         match tokio::time::timeout(remaining, self.backend.complete(request, &mut NoEvents)).await {
             Err(_) => Err(AskError::WallClock),

@@ -41,6 +41,9 @@ pub struct BackendInfo {
     pub family: Family,
     /// The context one conversation may use, when known (for compaction).
     pub context_tokens: Option<usize>,
+    /// Replies are decoded under the turn's grammar (a local model); a remote backend
+    /// sends the tools instead and ignores grammars.
+    pub decodes_grammars: bool,
 }
 
 /// Why a backend could not answer.

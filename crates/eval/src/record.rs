@@ -137,7 +137,10 @@ pub fn compliance(
                     reply.repaired = true;
                 }
             }
-            TraceEvent::Recovery { class, .. } if CALL_FAILURES.contains(&class.as_str()) => {
+            // An empty reply attempted no call.
+            TraceEvent::Recovery { class, detail, .. }
+                if CALL_FAILURES.contains(&class.as_str()) && detail != rein_agent::EMPTY_REPLY =>
+            {
                 if let Some(reply) = steps.last_mut().and_then(|s| s.last_mut()) {
                     reply.called = true;
                     reply.failed = true;
@@ -335,6 +338,12 @@ mod tests {
             |class: &str| compliance(&[turn(1, 1), failure(1, class), turn(2, 2)], |_, _| true);
         assert_eq!(answered("unknown_tool"), (Some(0.0), Some(1.0)));
         assert_eq!(answered("format"), (Some(0.0), Some(0.0)));
+        // An empty reply retried as a format failure attempted no call.
+        let mut empty = failure(1, "format");
+        if let TraceEvent::Recovery { detail, .. } = &mut empty {
+            *detail = rein_agent::EMPTY_REPLY.to_string();
+        }
+        assert_eq!(compliance(&[turn(1, 1), empty], |_, _| true), (None, None));
         // A tool that ran and failed is not a call-format failure.
         assert_eq!(
             compliance(

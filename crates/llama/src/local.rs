@@ -51,6 +51,7 @@ impl LocalModel {
             // The engine's context is shared by its sessions: a conversation plans
             // within its share, so concurrent ones cannot crowd each other out.
             context_tokens: Some(model.session_context() as usize),
+            decodes_grammars: true,
         };
         Ok(Self {
             engine,

@@ -110,6 +110,17 @@ pub enum RunEvent {
         /// What was repaired.
         detail: String,
     },
+    /// The reply's opening, decoded without a grammar, showed its shape: calls (the
+    /// reply was decoded as the family's calls from its first token) or no call (an
+    /// empty wrapper, a result written out again: decoded as prose).
+    OpeningRead {
+        /// The turn.
+        turn: u32,
+        /// The opening as the model wrote it.
+        opening: String,
+        /// `calls` or `answer`.
+        shape: String,
+    },
     /// Arguments were coerced to their declared types.
     Coerced {
         /// The turn.
@@ -289,6 +300,7 @@ impl RunEvent {
             ),
             RunEvent::NameRepaired { from, to, .. } => format!("   ~ tool name `{from}` read as `{to}`"),
             RunEvent::FormatRepaired { detail, .. } => format!("   ~ format repaired: {detail}"),
+            RunEvent::OpeningRead { opening, shape, .. } => format!("   ~ opening {opening:?}: decoded as {shape}"),
             RunEvent::Coerced { tool, from, to, .. } => format!("   ~ {tool} arguments coerced: {from} -> {to}"),
             RunEvent::ToolResult { id, name, ok, timed_out, output, ms, group, .. } => format!(
                 "   {} {id} {name} [group {group}, {ms} ms{}]\n{}",

@@ -213,6 +213,7 @@ impl Backend for RemoteBackend {
             description: format!("{} at {}", self.settings.model, self.settings.base_url),
             family: Family::Hermes,
             context_tokens: self.settings.context_tokens,
+            decodes_grammars: false,
         }
     }
 

@@ -39,6 +39,7 @@ pub struct ScriptedBackend {
     format: ModelFormat,
     context: Option<usize>,
     dense_digits: bool,
+    decodes_grammars: bool,
 }
 
 /// One written reply.
@@ -81,6 +82,7 @@ impl ScriptedBackend {
             format,
             context: None,
             dense_digits: false,
+            decodes_grammars: false,
         }
     }
 
@@ -95,6 +97,13 @@ impl ScriptedBackend {
     /// text full of numbers costs more tokens per character than other text.
     pub fn with_dense_digits(mut self) -> Self {
         self.dense_digits = true;
+        self
+    }
+
+    /// Says it decodes under grammars, as a local model does (the replies are still the
+    /// scripted texts).
+    pub fn with_grammar_decoding(mut self) -> Self {
+        self.decodes_grammars = true;
         self
     }
 
@@ -132,6 +141,7 @@ impl Backend for ScriptedBackend {
             description: "scripted".into(),
             family: self.format.family,
             context_tokens: self.context,
+            decodes_grammars: self.decodes_grammars,
         }
     }
 

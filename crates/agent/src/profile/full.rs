@@ -148,7 +148,7 @@ impl Strategy for Full {
             };
             return Step::retry(
                 FailureClass::Format,
-                "the reply was empty",
+                crate::recovery::EMPTY_REPLY,
                 Some(note),
                 mode,
             );

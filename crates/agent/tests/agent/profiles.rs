@@ -128,3 +128,96 @@ fn structured_forces_calls_and_finishes_through_the_finish_tool() {
     // Blind retry: no note, the same context.
     assert_eq!(r.agent.backend().requests[1].messages.len(), 2);
 }
+
+#[test]
+fn an_opening_that_begins_calls_has_the_reply_decoded_as_the_template_s_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let mut config = RunConfig::new(Profile::Full);
+    config.call_intent = true;
+    let backend = ScriptedBackend::new(
+        [
+            // The opening of turn 1, in another wrapper, then the reply itself.
+            "<tools>\n{{\"name\": \"list_dir\"".to_string(),
+            call("list_dir", r#"{"path": "."}"#),
+            // Turn 2 opens prose and is decoded as before.
+            "The workspace holds".to_string(),
+            "The workspace holds one file, a.txt.".to_string(),
+        ],
+        true,
+    )
+    .with_grammar_decoding();
+    let r = run_backend(dir.path(), backend, config);
+    assert_eq!(r.result.stop_reason, StopReason::Answered, "{:?}", r.result);
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("The workspace holds one file, a.txt.")
+    );
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests.len(), 4);
+    // Openings are decoded without a grammar, a few tokens long.
+    for opening in [&requests[0], &requests[2]] {
+        assert!(opening.grammar.is_none());
+        assert_eq!(opening.request.max_tokens, Some(12));
+    }
+    // The reply after a call-shaped opening: calls from the first token (no trigger).
+    let calls = requests[1].grammar.as_ref().unwrap();
+    assert!(calls.lazy_triggers.is_empty(), "{calls:?}");
+    // The reply after a prose opening: the lazy `auto` grammar as without openings.
+    let prose = requests[3].grammar.as_ref().unwrap();
+    assert!(!prose.lazy_triggers.is_empty());
+    let opened: Vec<_> = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::OpeningRead { .. }))
+        .collect();
+    assert_eq!(opened.len(), 1);
+    assert!(!r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::FormatRepaired { .. })));
+}
+
+#[test]
+fn without_grammar_decoding_no_opening_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = RunConfig::new(Profile::Full);
+    config.call_intent = true;
+    let r = run_with(
+        dir.path(),
+        vec![
+            call("list_dir", r#"{"path": "."}"#),
+            "The workspace is empty.".into(),
+        ],
+        true,
+        config,
+    );
+    assert_eq!(r.agent.backend().requests.len(), 2);
+    assert_eq!(r.result.tool_calls, 1);
+}
+
+#[test]
+fn a_result_written_out_as_the_opening_has_the_reply_decoded_as_prose() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = RunConfig::new(Profile::Full);
+    config.call_intent = true;
+    let backend = ScriptedBackend::new(
+        ["<tool_response>\nok", "No tool here can scale a recipe."],
+        true,
+    )
+    .with_grammar_decoding();
+    let r = run_backend(dir.path(), backend, config);
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("No tool here can scale a recipe.")
+    );
+    let requests = &r.agent.backend().requests;
+    assert_eq!(requests.len(), 2);
+    let prose = requests[1].grammar.as_ref().unwrap();
+    assert!(prose.lazy_triggers.is_empty());
+    assert!(prose.gbnf.contains("[A-Za-z0-9"), "{}", prose.gbnf);
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::OpeningRead { shape, .. } if shape == "answer")));
+}
