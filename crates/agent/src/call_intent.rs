@@ -52,9 +52,17 @@ pub fn opening_request(request: &TurnRequest) -> TurnRequest {
 /// object (in a fence or a list, braces doubled or not) whose first key is `name` start
 /// calls; a result tag (`<tool_response>`) around anything but a call starts no call;
 /// an empty wrapper (`<tools></tools>`, which the small models write both before a
-/// call and instead of an answer), prose, code fences of another language and JSON of
-/// other keys are free.
-pub fn read_opening(opening: &str, family: Family) -> Opening {
+/// call and instead of an answer), a call naming a tool that is not in `tools`, prose,
+/// code fences of another language and JSON of other keys are free.
+pub fn read_opening(opening: &str, family: Family, tools: &[String]) -> Opening {
+    match read_shape(opening, family) {
+        Opening::Calls if names_another_tool(opening, tools) => Opening::Free,
+        shape => shape,
+    }
+}
+
+/// The shape `opening` shows, whatever tool it names.
+fn read_shape(opening: &str, family: Family) -> Opening {
     let text = opening.trim_start();
     if text.starts_with(family.call_opener()) {
         return Opening::Calls;
@@ -116,9 +124,77 @@ fn names_a_tool(text: &str) -> bool {
     key.starts_with(KEY) || KEY.starts_with(key)
 }
 
+/// The tool an opening's call names, when the name can be read: the value of its first
+/// `"name"` key or `name=` attribute, whole (`Some((name, true))`) or cut by the end of
+/// the opening (`Some((prefix, false))`).
+fn named_tool(opening: &str) -> Option<(&str, bool)> {
+    let at = opening.find("\"name\"").map(|i| i + "\"name\"".len());
+    let at = at.or_else(|| opening.find("name=").map(|i| i + "name=".len()))?;
+    let rest = opening[at..].trim_start();
+    let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
+    let rest = rest.strip_prefix('"')?;
+    match rest.find('"') {
+        Some(end) => Some((&rest[..end], true)),
+        None => Some((rest, false)),
+    }
+}
+
+/// Whether the call `opening` begins names no offered tool (nor a spelling of one that
+/// rein repairs): such an opening is left free, so the unknown-tool retry answers it as
+/// it would without `call_intent`, instead of the call grammar making the model pick an
+/// offered tool that does not fit.
+fn names_another_tool(opening: &str, tools: &[String]) -> bool {
+    let Some((name, whole)) = named_tool(opening) else {
+        return false;
+    };
+    let offered: Vec<&str> = tools.iter().map(String::as_str).collect();
+    match whole {
+        true => {
+            !offered.contains(&name)
+                && rein_format::read::repair_tool_name(name, &offered).is_none()
+        }
+        false => !name.is_empty() && !offered.iter().any(|tool| tool.starts_with(name)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tools() -> Vec<String> {
+        ["search", "read_file", "query_data", "get_employee"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    #[test]
+    fn a_call_of_a_tool_that_is_not_offered_is_free() {
+        for opening in [
+            "{\"name\": \"FindRestaurant\", \"arguments\": {\"query",
+            "<tools>\n{{\"name\": \"rotate_photo\"",
+            "```json\n{\"name\": \"web_sea",
+            "<tools>\n<function name=\"convert_currency\"",
+        ] {
+            assert_eq!(
+                read_opening(opening, Family::Hermes, &tools()),
+                Opening::Free,
+                "{opening:?}"
+            );
+        }
+        // Offered names, whole, cut short or in a spelling rein repairs, are calls.
+        for opening in [
+            "{\"name\": \"search\", \"arg",
+            "{\"name\": \"query_da",
+            "{\"name\": \"ReadFile\"",
+            "<tools>\n<function name=\"search\"",
+        ] {
+            assert_eq!(
+                read_opening(opening, Family::Hermes, &tools()),
+                Opening::Calls,
+                "{opening:?}"
+            );
+        }
+    }
 
     #[test]
     fn openings_the_small_models_write_for_calls_are_calls() {
@@ -136,7 +212,7 @@ mod tests {
             "{\n  \"",
         ] {
             assert_eq!(
-                read_opening(opening, Family::Hermes),
+                read_opening(opening, Family::Hermes, &tools()),
                 Opening::Calls,
                 "{opening:?}"
             );
@@ -158,7 +234,7 @@ mod tests {
             "<tools>\n</tools>",
         ] {
             assert_eq!(
-                read_opening(opening, Family::Hermes),
+                read_opening(opening, Family::Hermes, &tools()),
                 Opening::Free,
                 "{opening:?}"
             );
@@ -168,12 +244,12 @@ mod tests {
     #[test]
     fn each_family_s_own_marker_opens_calls() {
         assert_eq!(
-            read_opening("<|python_tag|>", Family::Llama3),
+            read_opening("<|python_tag|>", Family::Llama3, &tools()),
             Opening::Calls
         );
-        let mistral = read_opening("[TOOL_CALLS]search[ARGS]", Family::Mistral);
+        let mistral = read_opening("[TOOL_CALLS]search[ARGS]", Family::Mistral, &tools());
         assert_eq!(mistral, Opening::Calls);
-        let gemma = read_opening("<|tool_call>call:search{", Family::Gemma);
+        let gemma = read_opening("<|tool_call>call:search{", Family::Gemma, &tools());
         assert_eq!(gemma, Opening::Calls);
     }
 
@@ -184,13 +260,13 @@ mod tests {
             "<tool_response>\nDraft saved.",
         ] {
             assert_eq!(
-                read_opening(opening, Family::Hermes),
+                read_opening(opening, Family::Hermes, &tools()),
                 Opening::Answer,
                 "{opening:?}"
             );
         }
         // A call inside a result tag is still a call.
-        let wrapped = read_opening("<tool_response>\n{\"name\": \"", Family::Hermes);
+        let wrapped = read_opening("<tool_response>\n{\"name\": \"", Family::Hermes, &tools());
         assert_eq!(wrapped, Opening::Calls);
     }
 }

@@ -209,7 +209,9 @@ impl<B: Backend> Agent<B> {
             false => None,
         };
         if let Some(opening) = &opening {
-            let shape = match crate::call_intent::read_opening(&opening.text, self.info.family) {
+            let read =
+                crate::call_intent::read_opening(&opening.text, self.info.family, &self.tool_names);
+            let shape = match read {
                 Opening::Calls => {
                     request.choice = ToolChoice::Required;
                     request.call_or_answer = false;
