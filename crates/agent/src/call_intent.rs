@@ -50,7 +50,8 @@ pub fn opening_request(request: &TurnRequest) -> TurnRequest {
 /// Reads `opening` (a reply's first tokens, decoded without a grammar): the family's
 /// call marker, other markup (`<tools>`, `<function …>`) that is not empty, or a JSON
 /// object (in a fence or a list, braces doubled or not) whose first key is `name` start
-/// calls; a result tag (`<tool_response>`) around anything but a call starts no call;
+/// calls; the marker results come back in (`<tool_response>`) before anything but a
+/// call starts no call;
 /// an empty wrapper (`<tools></tools>`, which the small models write both before a
 /// call and instead of an answer), a call naming a tool that is not in `tools`, prose,
 /// code fences of another language and JSON of other keys are free.
@@ -67,29 +68,27 @@ fn read_shape(opening: &str, family: Family) -> Opening {
     if text.starts_with(family.call_opener()) {
         return Opening::Calls;
     }
+    // The marker results come back in, written by the model: a result echoed (an
+    // answer's material), unless a call follows it.
+    if let Some(inside) = crate::not_an_answer::after_result_marker(text) {
+        return match inside.trim_start() {
+            empty if empty.starts_with("</") => Opening::Free,
+            inside if names_a_tool(inside) => Opening::Calls,
+            _ => Opening::Answer,
+        };
+    }
     if let Some(tag) = text.strip_prefix('<') {
         if !tag.starts_with(|c: char| c.is_ascii_alphabetic() || c == '|') {
             return Opening::Free;
         }
-        let name_end = tag
-            .find(|c: char| c == '>' || c.is_whitespace())
-            .unwrap_or(tag.len());
-        let name = tag[..name_end].to_ascii_lowercase();
         // A tag still open when the opening ends (`<function name="x"`) is a call's.
         let Some(close) = tag.find('>') else {
             return Opening::Calls;
         };
-        let inside = tag[close + 1..].trim_start();
-        if inside.starts_with("</") {
-            return Opening::Free;
-        }
-        if name.contains("response") || name.contains("result") {
-            return match names_a_tool(inside) {
-                true => Opening::Calls,
-                false => Opening::Answer,
-            };
-        }
-        return Opening::Calls;
+        return match tag[close + 1..].trim_start().starts_with("</") {
+            true => Opening::Free,
+            false => Opening::Calls,
+        };
     }
     match names_a_tool(text) {
         true => Opening::Calls,
@@ -232,6 +231,7 @@ mod tests {
             "< 5 items",
             "<tools></tools>",
             "<tools>\n</tools>",
+            "<tool_response></tool_response>",
         ] {
             assert_eq!(
                 read_opening(opening, Family::Hermes, &tools()),
@@ -258,6 +258,7 @@ mod tests {
         for opening in [
             "<tool_response>\nok\n</tool",
             "<tool_response>\nDraft saved.",
+            "  <TOOL_RESPONSE>42",
         ] {
             assert_eq!(
                 read_opening(opening, Family::Hermes, &tools()),

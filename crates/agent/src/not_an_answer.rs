@@ -105,10 +105,10 @@ pub(crate) fn not_an_answer(answer: &str, tools: &[String]) -> Option<NotAnswer>
     {
         return Some(NotAnswer::HoldsCall);
     }
-    let lower = text.to_lowercase();
-    if lower.starts_with("<tool_response>") {
+    if after_result_marker(text).is_some() {
         return Some(NotAnswer::FakeResult);
     }
+    let lower = text.to_lowercase();
     if let Some(plan) = plan_before_made_up_result(text) {
         return Some(NotAnswer::PlanThenMadeUpResult(plan));
     }
@@ -148,13 +148,23 @@ const PLAN_QUOTED: usize = 400;
 /// The fewest words before the tag that make a plan.
 const PLAN_WORDS: usize = 4;
 
+/// What follows when `text` opens (after white space) with the marker tool results come
+/// back in (`<tool_response>`, in any case): a result the model writes itself.
+pub(crate) fn after_result_marker(text: &str) -> Option<&str> {
+    let text = text.trim_start();
+    let marker = rein_format::hermes::RESPONSE_OPEN;
+    let head = text.get(..marker.len())?;
+    head.eq_ignore_ascii_case(marker)
+        .then(|| &text[marker.len()..])
+}
+
 /// The words before a `<tool_response>` that `text` writes after prose ("The
 /// cheapest flight is WN-2240 … Now, I will book this flight." and then a booking
 /// result no tool gave): the step the model chose, with its values, which the retry
 /// is asked to take. The last [`PLAN_QUOTED`] characters of it, from a sentence's
 /// start where one lies within them. `None` without prose before the tag.
 fn plan_before_made_up_result(text: &str) -> Option<String> {
-    let before = &text[..text.find("<tool_response>")?];
+    let before = &text[..text.find(rein_format::hermes::RESPONSE_OPEN)?];
     let plan: String = before.split_whitespace().collect::<Vec<_>>().join(" ");
     // Prose: a few words, not a call written as code around the tag
     // (`write_file("notes.txt", "<tool_response>…`).

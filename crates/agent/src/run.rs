@@ -215,7 +215,7 @@ impl<B: Backend> Agent<B> {
                 Opening::Calls => {
                     request.choice = ToolChoice::Required;
                     request.call_or_answer = false;
-                    "calls"
+                    Some("calls")
                 }
                 Opening::Answer => {
                     // As an answer-only turn: prose from the first character, cut
@@ -226,11 +226,11 @@ impl<B: Backend> Agent<B> {
                     request
                         .stop
                         .push(self.info.family.call_opener().to_string());
-                    "answer"
+                    Some("answer")
                 }
-                Opening::Free => "",
+                Opening::Free => None,
             };
-            if !shape.is_empty() {
+            if let Some(shape) = shape {
                 events.emit(&RunEvent::OpeningRead {
                     turn: run.turns,
                     opening: opening.text.clone(),
