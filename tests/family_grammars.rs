@@ -248,3 +248,24 @@ fn sample(
         .block_on(async { engine.session().await.unwrap().generate(request).await })
         .unwrap()
 }
+
+#[test]
+fn a_bare_value_is_decoded_as_one_of_the_values_an_answer_states() {
+    // The grammar `answer_form` asks a bare value under: a string enum of the values
+    // the model's own answer stated.
+    let _model = rein_test_support::model_lock();
+    let (runtime, engine) = tiny_engine(1024);
+    let values = ["2336", "8", "292"];
+    let schema = rein_schema::Schema {
+        kind: rein_schema::SchemaKind::Enum(values.iter().map(|v| json!(v)).collect()),
+        description: None,
+    };
+    let grammar = rein_protocol::Grammar::strict(rein_schema::schema_grammar(&schema));
+    let prompt = "<|im_start|>user\nHow many items does each of 8 shards get out of 2336? Reply with just the number.<|im_end|>\n<|im_start|>assistant\n2336 items over 8 shards: each gets 292 items.<|im_end|>\n<|im_start|>user\nThe task asks for the number alone. Reply with only that number.<|im_end|>\n<|im_start|>assistant\n";
+    for seed in 0..4 {
+        let output = sample(&runtime, &engine, prompt, &grammar, seed, 16);
+        let value: String = serde_json::from_str(output.text.trim())
+            .unwrap_or_else(|e| panic!("seed {seed}: not a JSON string ({e}): {:?}", output.text));
+        assert!(values.contains(&value.as_str()), "seed {seed}: {value}");
+    }
+}

@@ -85,7 +85,7 @@ pub struct RunConfig {
     pub call_or_answer: bool,
     /// An `auto` reply's opening is decoded first without a grammar; when it opens
     /// calls in any shape, the reply is decoded as the family's calls from its first
-    /// token (local models; see `call_intent`).
+    /// token (local models; `full`; see `call_intent`).
     pub call_intent: bool,
     /// Before the first turn, a run whose listed tools include a finder of hidden tools
     /// (`tool_search`) searches them with the task's words, and the conversation opens
@@ -140,7 +140,7 @@ impl RunConfig {
             focused_edit: profile == Profile::Full,
             result_context: profile == Profile::Full,
             call_or_answer: false,
-            call_intent: false,
+            call_intent: profile == Profile::Full,
             tool_preview: false,
             query_data: true,
             replace_in_files: true,

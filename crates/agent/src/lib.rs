@@ -7,6 +7,7 @@
 
 mod agent;
 mod answer;
+mod answer_form;
 mod answer_hints;
 mod answer_now;
 mod answer_text;

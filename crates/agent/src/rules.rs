@@ -140,6 +140,8 @@ rules! {
         "A partial read of a file holding values the task names: the result opens with those lines.";
     UnopenedFiles = "unopened_files", Note,
         "The same read again: the note offers the files its result named that no call read.";
+    AnswerForm = "answer_form", Retry,
+        "A final answer that says more than the bare value the task asks for (just the number, the id only): asked once more for the value alone, decoded as one of the values the answer states; once.";
     LoopAnswer = "loop_answer", Retry,
         "A reply cut for looping after a step that worked: the retry shows the latest result and is decoded as the answer.";
     LastTurnAnswer = "last_turn_answer", Retry,

@@ -80,7 +80,7 @@ impl<B: Backend> Agent<B> {
             }
             let answering = std::mem::take(&mut run.answer_only);
             run.account(&completion);
-            events.emit(&turn_event(&run, &completion));
+            events.emit(&run.turn_event(&completion));
             let step = self
                 .strategy
                 .read(&completion, self.read_context(&run, &completion, answering));
@@ -88,6 +88,10 @@ impl<B: Backend> Agent<B> {
             if let Some(end) = self.advance(&mut run, flow) {
                 break end;
             }
+        };
+        let answer = match (answer, stop == StopReason::Answered) {
+            (Some(text), true) => Some(self.answer_in_form(&mut run, text, events).await),
+            (answer, _) => answer,
         };
         let mut result = run.result(
             stop,
@@ -542,22 +546,6 @@ impl<B: Backend> Agent<B> {
         } else {
             None
         }
-    }
-}
-
-/// The event of one model turn.
-fn turn_event(run: &RunState, completion: &Completion) -> RunEvent {
-    RunEvent::Turn {
-        turn: run.turns,
-        attempt: run.attempt,
-        prompt_tokens: completion.prompt_tokens,
-        reused_tokens: completion.reused_tokens,
-        completion_tokens: completion.completion_tokens,
-        max_tokens: run.reply_tokens,
-        ttft_ms: completion.ttft.as_millis() as u64,
-        ms: completion.elapsed.as_millis() as u64,
-        cut_off: completion.cut_off,
-        raw: completion.text.clone(),
     }
 }
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use rein_engine::Completion;
-use rein_protocol::{Message, RunResult, StopReason};
+use rein_protocol::{Message, RunEvent, RunResult, StopReason};
 
 use crate::guards::HoldCounts;
 use crate::memory::Memory;
@@ -150,6 +150,22 @@ impl RunState {
             latest_found_nothing: false,
             answer_before_check: None,
             facts: Vec::new(),
+        }
+    }
+
+    /// The event of one model turn.
+    pub(crate) fn turn_event(&self, completion: &Completion) -> RunEvent {
+        RunEvent::Turn {
+            turn: self.turns,
+            attempt: self.attempt,
+            prompt_tokens: completion.prompt_tokens,
+            reused_tokens: completion.reused_tokens,
+            completion_tokens: completion.completion_tokens,
+            max_tokens: self.reply_tokens,
+            ttft_ms: completion.ttft.as_millis() as u64,
+            ms: completion.elapsed.as_millis() as u64,
+            cut_off: completion.cut_off,
+            raw: completion.text.clone(),
         }
     }
 

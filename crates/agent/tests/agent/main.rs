@@ -2,6 +2,7 @@
 //! stop reason, every recovery class, batch ordering, the verification guard, traces
 //! and the four profiles. One test binary; the shared helpers are here.
 
+mod answer_form;
 mod focused;
 mod focused_edit;
 mod held_answers;

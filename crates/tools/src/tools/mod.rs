@@ -4,8 +4,10 @@ mod binary;
 mod edit_file;
 mod edit_hints;
 mod enclosing;
+mod failure_source;
 mod list_dir;
 mod open_regular;
+mod query_conditions;
 mod query_data;
 mod read_file;
 mod read_window;
@@ -24,6 +26,7 @@ mod spec;
 mod test_files;
 mod verification;
 mod word_lines;
+mod workspace_files;
 mod write_file;
 
 pub use edit_file::EditFile;

@@ -1,14 +1,17 @@
 //! `query_data`: counts, sums, the lowest or highest, and the first or last of the
 //! records of a data file that meet conditions — the arithmetic a small model gets
 //! wrong when it reads the rows itself. The result states the number, how many records
-//! matched out of how many, how each condition was read, and the matching records.
+//! matched out of how many, how each condition was read, and the matching records;
+//! when nothing matched, what each condition meets alone and which values are there.
 
 use std::cmp::Ordering;
 
 use serde_json::{json, Value};
 
+use super::query_conditions::{compare, nothing_matched, number, orders, shown_number, Condition};
 use super::records::{field_names, is_data_name, parse, Record};
 use super::spec::function_spec;
+use super::workspace_files::files_under;
 use crate::args::{optional_string, read_access, required_string, ArgError};
 use crate::outcome::{Access, ToolOutcome};
 use crate::tool::Tool;
@@ -108,175 +111,63 @@ impl<'a> Query<'a> {
     }
 }
 
-/// One condition: a comparison of a field, or a word.
-#[derive(Debug, Clone, PartialEq)]
-enum Condition {
-    Compare {
-        field: String,
-        op: Cmp,
-        value: String,
-    },
-    Word(String),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-}
-
-impl Condition {
-    fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        if text.is_empty() {
-            return None;
-        }
-        for (token, op) in [
-            ("!=", Cmp::Ne),
-            ("<=", Cmp::Le),
-            (">=", Cmp::Ge),
-            ("==", Cmp::Eq),
-            ("=", Cmp::Eq),
-            ("<", Cmp::Lt),
-            (">", Cmp::Gt),
-        ] {
-            if let Some((field, value)) = text.split_once(token) {
-                let field = field.trim();
-                if !field.is_empty() && !field.contains(char::is_whitespace) {
-                    return Some(Condition::Compare {
-                        field: field.to_string(),
-                        op,
-                        value: unquoted(value).to_string(),
-                    });
-                }
-            }
-        }
-        Some(Condition::Word(unquoted(text).to_string()))
-    }
-
-    /// Whether `record` meets it; a field no record has is matched as a word.
-    fn holds(&self, record: &Record, known: &[String]) -> bool {
-        match self {
-            Condition::Word(word) => record.has_word(word),
-            Condition::Compare { field, op, value } => {
-                if !known.iter().any(|k| k.eq_ignore_ascii_case(field)) {
-                    return *op == Cmp::Eq && record.has_word(value);
-                }
-                let Some(have) = record.field(field) else {
-                    return *op == Cmp::Ne;
-                };
-                let order = compare(have, value);
-                match op {
-                    Cmp::Eq => order == Ordering::Equal,
-                    Cmp::Ne => order != Ordering::Equal,
-                    Cmp::Lt => order == Ordering::Less,
-                    Cmp::Gt => order == Ordering::Greater,
-                    Cmp::Le => order != Ordering::Greater,
-                    Cmp::Ge => order != Ordering::Less,
-                }
-            }
-        }
-    }
-
-    /// How it was read, for the result.
-    fn describe(&self, known: &[String]) -> String {
-        match self {
-            Condition::Word(word) => format!("contains the word `{word}`"),
-            Condition::Compare { field, op, value } => {
-                let sign = match op {
-                    Cmp::Eq => "=",
-                    Cmp::Ne => "!=",
-                    Cmp::Lt => "<",
-                    Cmp::Gt => ">",
-                    Cmp::Le => "<=",
-                    Cmp::Ge => ">=",
-                };
-                match known.iter().any(|k| k.eq_ignore_ascii_case(field)) {
-                    true => format!("{field} {sign} {value}"),
-                    false if *op == Cmp::Eq => {
-                        format!("contains the word `{value}` (no field is named `{field}`)")
-                    }
-                    false => format!(
-                        "{field} {sign} {value} (no field is named `{field}`: nothing matches)"
-                    ),
-                }
-            }
-        }
-    }
-}
-
-fn unquoted(text: &str) -> &str {
-    text.trim()
-        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
-}
-
-/// Two values compared as numbers when both are, else as text (letter case ignored;
-/// ISO dates and times sort so).
-fn compare(a: &str, b: &str) -> Ordering {
-    match (number(a), number(b)) {
-        (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
-        _ => a.trim().to_lowercase().cmp(&b.trim().to_lowercase()),
-    }
-}
-
-/// A value as a number: digits with an optional sign, decimal point and a leading
-/// currency sign or trailing percent.
-fn number(text: &str) -> Option<f64> {
-    let text = text.trim();
-    let text = text
-        .trim_start_matches(['$', '€', '£'])
-        .trim_end_matches('%');
-    if text.is_empty() || !text.chars().any(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    text.parse::<f64>().ok().filter(|n| n.is_finite())
-}
-
-/// A number as the result states it: whole numbers without a fraction.
-fn shown_number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{}", value as i64)
-    } else {
-        let text = format!("{value:.6}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
 /// Data files listed at most when the one asked for is not there.
 const LISTED_FILES: usize = 8;
 /// Files visited at most when listing them.
 const VISITED_FILES: usize = 20_000;
 
-/// The reply to a path that does not exist: the workspace's data files (by name: a
-/// table, JSON, JSON lines or a log), so the next call names one of them.
-fn missing_file(workspace: &Workspace, shown: &str) -> String {
-    let found: Vec<String> = ignore::WalkBuilder::new(workspace.root())
-        .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build()
-        .filter_map(Result::ok)
-        .take(VISITED_FILES)
-        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+/// The data files under `root` (by name: a table, JSON, JSON lines or a log), as the
+/// workspace names them, at most `LISTED_FILES + 1`.
+fn data_files(workspace: &Workspace, root: &std::path::Path) -> Vec<String> {
+    files_under(root, VISITED_FILES)
         .filter(|entry| {
             let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
             is_data_name(&name) || name.ends_with(".json")
         })
-        .map(|entry| format!("`{}`", workspace.relative(entry.path())))
+        .map(|entry| workspace.relative(entry.path()))
         .take(LISTED_FILES + 1)
-        .collect();
+        .collect()
+}
+
+/// The files of `found` as a result lists them.
+fn quoted_list(found: &[String]) -> String {
+    found
+        .iter()
+        .take(LISTED_FILES)
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The reply to a path that does not exist: the workspace's data files, so the next
+/// call names one of them.
+fn missing_file(workspace: &Workspace, shown: &str) -> String {
+    let found = data_files(workspace, workspace.root());
     match found.len() {
         0 => format!("`{shown}` does not exist, and no data file (CSV, TSV, JSON, JSON lines, log) is in the workspace. Use search to find where the data is."),
         n if n > LISTED_FILES => format!(
             "`{shown}` does not exist. Data files in the workspace include {}. Call {NAME} again with the path of the one the task means.",
-            found[..LISTED_FILES].join(", ")
+            quoted_list(&found)
         ),
         _ => format!(
             "`{shown}` does not exist. Data files in the workspace: {}. Call {NAME} again with the path of the one the task means.",
-            found.join(", ")
+            quoted_list(&found)
+        ),
+    }
+}
+
+/// The reply to a directory: its data files, so the next call names one of them.
+fn directory(workspace: &Workspace, dir: &std::path::Path, shown: &str) -> String {
+    let found = data_files(workspace, dir);
+    match found.len() {
+        0 => format!("`{shown}` is a directory and holds no data file (CSV, TSV, JSON, JSON lines, log); {NAME} reads one data file."),
+        n if n > LISTED_FILES => format!(
+            "`{shown}` is a directory; {NAME} reads one data file. Its data files include {}. Call {NAME} again with the path of the one the task means.",
+            quoted_list(&found)
+        ),
+        _ => format!(
+            "`{shown}` is a directory; {NAME} reads one data file. Its data files: {}. Call {NAME} again with the path of the one the task means.",
+            quoted_list(&found)
         ),
     }
 }
@@ -295,9 +186,7 @@ fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
     };
     let shown_path = workspace.relative(&resolved);
     if resolved.is_dir() {
-        return ToolOutcome::failure(format!(
-            "`{shown_path}` is a directory; {NAME} reads one data file. Use list_dir to see its files."
-        ));
+        return ToolOutcome::failure(directory(workspace, &resolved, &shown_path));
     }
     if std::fs::metadata(&resolved).is_ok_and(|m| m.len() > MAX_BYTES) {
         return ToolOutcome::failure(format!(
@@ -342,18 +231,12 @@ fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
     out.push_str(&answer);
     out.push('\n');
     let limit = if query.op == "list" { LISTED } else { SHOWN };
-    let heading = match query.op {
-        "list" => "Matching records",
-        "min" | "max" | "first" | "last" => "The record",
-        _ => "Matching records",
-    };
-    if !shown.is_empty() {
-        out.push_str(&format!("{heading}:\n"));
-        for record in shown.iter().take(limit) {
-            out.push_str(&format!("{:>5}| {}\n", record.line, record.text));
-        }
-        if shown.len() > limit {
-            out.push_str(&format!("[{} more not shown]\n", shown.len() - limit));
+    push_records(&mut out, query.op, &shown, limit);
+    if matching.is_empty() && !conditions.is_empty() {
+        out.push_str(nothing_matched(&conditions, &records, &known).trim_start());
+        out.push('\n');
+        if let Some(instead) = over_all_records(query, &conditions, &records, &known) {
+            out.push_str(&instead);
         }
     }
     let outcome = ToolOutcome::success(out.trim_end().to_string());
@@ -361,6 +244,55 @@ fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
         true => outcome.nothing_found(),
         false => outcome,
     }
+}
+
+/// The records a result shows under its result line.
+fn push_records(out: &mut String, op: &str, shown: &[&Record], limit: usize) {
+    if shown.is_empty() {
+        return;
+    }
+    let heading = match op {
+        "min" | "max" | "first" | "last" => "The record",
+        _ => "Matching records",
+    };
+    out.push_str(&format!("{heading}:\n"));
+    for record in shown.iter().take(limit) {
+        out.push_str(&format!("{:>5}| {}\n", record.line, record.text));
+    }
+    if shown.len() > limit {
+        out.push_str(&format!("[{} more not shown]\n", shown.len() - limit));
+    }
+}
+
+/// A pick (lowest, highest, first, last) over every record, when no record met the
+/// conditions and each of them was on the very field the pick goes by (`rating = 1`
+/// for the lowest rating): the pick itself is what those conditions tried to say.
+fn over_all_records(
+    query: &Query<'_>,
+    conditions: &[Condition],
+    records: &[Record],
+    known: &[String],
+) -> Option<String> {
+    if !matches!(query.op, "min" | "max" | "first" | "last") {
+        return None;
+    }
+    let field = query.field?;
+    let on_field = conditions.iter().all(|c| {
+        c.compared_field(known)
+            .is_some_and(|f| f.eq_ignore_ascii_case(field))
+    });
+    if !on_field {
+        return None;
+    }
+    let all: Vec<&Record> = records.iter().collect();
+    let (line, shown) = outcome(query, &all, known).ok()?;
+    let mut out = format!(
+        "Every condition was on `{field}`, the field this picks by; over all {} records instead: {}\n",
+        records.len(),
+        line.trim_start_matches("Result: ")
+    );
+    push_records(&mut out, query.op, &shown, SHOWN);
+    Some(out)
 }
 
 /// The result line and the records shown under it; an error names what is missing.
@@ -401,7 +333,24 @@ fn outcome<'r>(
     };
     let all = matching.to_vec();
     match query.op {
-        "count" => Ok((format!("Result: {}{ignored}", matching.len()), all)),
+        "count" => {
+            let mut line = format!("Result: {}{ignored}", matching.len());
+            // A count asked with a number field: the field's total too, in case
+            // the total was meant.
+            if let Some(field) = field {
+                let values: Vec<f64> = matching
+                    .iter()
+                    .filter_map(|r| r.field(field).and_then(number))
+                    .collect();
+                if !values.is_empty() && values.len() == matching.len() {
+                    line.push_str(&format!(
+                        " records; the sum of their {field} is {}",
+                        shown_number(values.iter().sum())
+                    ));
+                }
+            }
+            Ok((line, all))
+        }
         "list" => Ok((format!("Result: {} records{ignored}", matching.len()), all)),
         "sum" => {
             let field = field.unwrap_or_default();
@@ -448,25 +397,34 @@ fn outcome<'r>(
         }
         _ => {
             let last = query.op == "last";
-            let best = match field {
+            // Records are ordered by a field of numbers or times; by names or ids
+            // they are not (the field is then what the result states of the pick).
+            let ordering = field.filter(|f| matching.iter().filter_map(|r| r.field(f)).all(orders));
+            let best = match ordering {
                 Some(field) => pick(matching, |a, b| compare_field(a, b, field), last),
                 None if last => matching.last().copied(),
                 None => matching.first().copied(),
             };
-            let order = match field {
-                Some(field) => format!("by {field}"),
-                None => "in file order".to_string(),
+            let order = match (ordering, field) {
+                (Some(field), _) => format!("by {field}"),
+                (None, Some(field)) => {
+                    format!("in file order: `{field}` holds no numbers or times to order by")
+                }
+                (None, None) => "in file order".to_string(),
             };
             Ok(match best {
-                Some(record) => (
-                    format!(
+                Some(record) => {
+                    let mut line = format!(
                         "Result: the {} of {} matching records ({order}) is at line {}{ignored}",
                         query.op,
                         matching.len(),
                         record.line
-                    ),
-                    vec![record],
-                ),
+                    );
+                    if let Some(value) = field.and_then(|f| Some((f, record.field(f)?))) {
+                        line.push_str(&format!("; its {} is `{}`", value.0, value.1));
+                    }
+                    (line, vec![record])
+                }
                 None => ("Result: none (no record matches)".to_string(), Vec::new()),
             })
         }
@@ -513,172 +471,4 @@ fn pick<'r>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tools::test_files::workspace;
-
-    fn query(workspace: &Workspace, args: Value) -> ToolOutcome {
-        QueryData.call(&args, workspace)
-    }
-
-    #[test]
-    fn a_sum_over_the_rows_that_match_states_the_total() {
-        let (_dir, ws) = workspace(&[(
-            "data/orders.csv",
-            "id,channel,orders\n1,phone,59\n2,web,80\n3,phone,28\n4,Phone,10\n",
-        )]);
-        let out = query(
-            &ws,
-            json!({"path": "data/orders.csv", "where": ["channel=phone"], "op": "sum", "field": "orders"}),
-        );
-        assert!(out.ok, "{}", out.text);
-        assert!(
-            out.text
-                .contains("Result: 97 (sum of orders over 3 records)"),
-            "{}",
-            out.text
-        );
-        assert!(
-            out.text.contains("3 of 4 match: channel = phone."),
-            "{}",
-            out.text
-        );
-        assert!(out.text.contains("    2| 1,phone,59"), "{}", out.text);
-    }
-
-    #[test]
-    fn a_count_on_plain_log_lines_matches_fields_it_lacks_as_words() {
-        let (_dir, ws) = workspace(&[(
-            "var/log/app.log",
-            "t1 ERROR [gateway] request failed\nt2 ERROR [inventory] retrying\nt3 WARN [gateway] slow\nt4 ERROR [gateway] reset\n",
-        )]);
-        let out = query(
-            &ws,
-            json!({"path": "var/log/app.log", "where": ["level=ERROR", "component=gateway"], "op": "count"}),
-        );
-        assert!(out.text.contains("Result: 2"), "{}", out.text);
-        assert!(
-            out.text
-                .contains("contains the word `gateway` (no field is named `component`)"),
-            "{}",
-            out.text
-        );
-    }
-
-    #[test]
-    fn the_last_matching_event_and_the_highest_value_are_picked() {
-        let events = "{\"id\":\"e1\",\"time\":\"2026-03-09T08:00:00Z\",\"user\":\"Ana\",\"event\":\"buy\"}\n\
-                      {\"id\":\"e2\",\"time\":\"2026-03-09T09:00:00Z\",\"user\":\"Bo\",\"event\":\"buy\"}\n\
-                      {\"id\":\"e3\",\"time\":\"2026-03-09T10:00:00Z\",\"user\":\"Ana\",\"event\":\"buy\"}\n";
-        let products = r#"[{"name":"lamp","price":12},{"name":"scanner","price":989},{"name":"desk","price":250}]"#;
-        let (_dir, ws) = workspace(&[("events.jsonl", events), ("products.json", products)]);
-        let out = query(
-            &ws,
-            json!({"path": "events.jsonl", "where": {"user": "ana", "event": "buy"}, "op": "last"}),
-        );
-        assert!(
-            out.text
-                .contains("the last of 2 matching records (in file order) is at line 3"),
-            "{}",
-            out.text
-        );
-        assert!(out.text.contains("\"id\":\"e3\""), "{}", out.text);
-        let out = query(
-            &ws,
-            json!({"path": "products.json", "op": "max", "field": "price"}),
-        );
-        assert!(
-            out.text
-                .contains("Result: 989 (highest of price among 3 records)"),
-            "{}",
-            out.text
-        );
-        assert!(out.text.contains("scanner"), "{}", out.text);
-    }
-
-    #[test]
-    fn a_field_that_is_not_there_gets_the_fields_that_are() {
-        let (_dir, ws) = workspace(&[("s.csv", "id,units\n1,4\n2,5\n")]);
-        let out = query(
-            &ws,
-            json!({"path": "s.csv", "op": "sum", "field": "quantity"}),
-        );
-        assert!(!out.ok);
-        assert!(
-            out.text.contains("the fields are: id, units"),
-            "{}",
-            out.text
-        );
-        let out = query(&ws, json!({"path": "s.csv", "op": "average"}));
-        assert!(
-            !out.ok && out.text.contains("must be one of count, sum"),
-            "{}",
-            out.text
-        );
-        let out = query(&ws, json!({"path": "missing.csv", "op": "count"}));
-        assert!(
-            !out.ok && out.text.contains("does not exist"),
-            "{}",
-            out.text
-        );
-    }
-
-    #[test]
-    fn an_order_by_a_field_that_is_not_there_is_file_order() {
-        let log = "t1 evt-A user=Chen event=refund\nt2 evt-B user=Ana event=refund\nt3 evt-C user=Chen event=refund\n";
-        let (_dir, ws) = workspace(&[("audit/events.log", log)]);
-        let out = query(
-            &ws,
-            json!({"path": "audit/events.log", "where": ["event=refund", "user=Chen"], "op": "first", "field": "evt-id"}),
-        );
-        assert!(out.ok, "{}", out.text);
-        assert!(
-            out.text
-                .contains("is at line 1 (no field is named `evt-id`, so it was not used)"),
-            "{}",
-            out.text
-        );
-        assert!(out.text.contains("t1 evt-A user=Chen"), "{}", out.text);
-    }
-
-    #[test]
-    fn a_look_at_a_data_file_points_to_this_tool_when_the_hint_is_on() {
-        let (_dir, mut ws) = workspace(&[
-            ("s.csv", "id,units\n1,9\n2,10\n3,100\n"),
-            ("notes.md", "# Notes\nsome prose\nmore prose\nand more\n"),
-            (
-                "config.json",
-                "{\n  \"db\": {\n    \"port\": 5432,\n    \"host\": \"x\"\n  }\n}\n",
-            ),
-        ]);
-        let search = |ws: &Workspace, path: &str| {
-            crate::Search
-                .call(&json!({"pattern": "1", "path": path}), ws)
-                .text
-        };
-        let read =
-            |ws: &Workspace, path: &str| crate::ReadFile.call(&json!({"path": path}), ws).text;
-        let hint = "(`s.csv` is a data file of 3 CSV rows; fields: id, units. query_data counts";
-        assert!(!search(&ws, "s.csv").contains("query_data"));
-        ws.set_data_hint(true);
-        assert!(
-            search(&ws, "s.csv").contains(hint),
-            "{}",
-            search(&ws, "s.csv")
-        );
-        assert!(read(&ws, "s.csv").contains(hint), "{}", read(&ws, "s.csv"));
-        assert!(!read(&ws, "notes.md").contains("query_data"));
-        assert!(!read(&ws, "config.json").contains("query_data"));
-        assert!(!search(&ws, ".").contains("query_data"));
-    }
-
-    #[test]
-    fn a_comparison_of_numbers_is_numeric() {
-        let (_dir, ws) = workspace(&[("s.csv", "id,units\n1,9\n2,10\n3,100\n")]);
-        let out = query(
-            &ws,
-            json!({"path": "s.csv", "where": ["units>9"], "op": "count"}),
-        );
-        assert!(out.text.contains("Result: 2"), "{}", out.text);
-    }
-}
+mod tests;

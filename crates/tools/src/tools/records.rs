@@ -25,19 +25,46 @@ impl Record {
             .map(|(_, value)| value.as_str())
     }
 
-    /// Whether `word` is one of the record's words (letter case ignored): a field's
-    /// value, or a token of its text with brackets and quotes stripped.
-    pub(crate) fn has_word(&self, word: &str) -> bool {
-        let word = word.trim();
-        self.fields
+    /// Whether the record holds `text`: a field's whole value, or else each of its
+    /// words among the record's words (any order).
+    pub(crate) fn has_words(&self, text: &str) -> bool {
+        let text = text.trim();
+        if self
+            .fields
             .iter()
-            .any(|(_, v)| v.eq_ignore_ascii_case(word))
-            || self
-                .text
-                .split(|c: char| c.is_whitespace() || ",;|=".contains(c))
-                .map(|token| token.trim_matches(|c: char| "[](){}<>\"'`:".contains(c)))
-                .any(|token| token.eq_ignore_ascii_case(word))
+            .any(|(_, v)| v.eq_ignore_ascii_case(text))
+        {
+            return true;
+        }
+        let mut words = text.split_whitespace().peekable();
+        words.peek().is_some() && words.all(|word| self.has_word(word))
     }
+
+    /// Whether `word` is one of the record's words (letter case and a plural or
+    /// verb `s` ignored: `warns` is `WARN`): a field's value, or a token of its text
+    /// with brackets and quotes stripped.
+    fn has_word(&self, word: &str) -> bool {
+        let word = word.trim_matches(|c: char| "[](){}<>\"'`:,.".contains(c));
+        !word.is_empty()
+            && (self.fields.iter().any(|(_, v)| same_word(v, word))
+                || self
+                    .text
+                    .split(|c: char| c.is_whitespace() || ",;|=".contains(c))
+                    .map(|token| token.trim_matches(|c: char| "[](){}<>\"'`:".contains(c)))
+                    .any(|token| same_word(token, word)))
+    }
+}
+
+/// Two words the same but for letter case and a trailing `s` of one of them.
+pub(crate) fn same_word(a: &str, b: &str) -> bool {
+    let stem = |w: &str| -> String {
+        let lower = w.to_lowercase();
+        match lower.len() > 3 && lower.ends_with('s') && !lower.ends_with("ss") {
+            true => lower[..lower.len() - 1].to_string(),
+            false => lower,
+        }
+    };
+    a.eq_ignore_ascii_case(b) || (!a.is_empty() && !b.is_empty() && stem(a) == stem(b))
 }
 
 /// What kind of data a file held.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::binary::{looks_binary, SAMPLE_BYTES};
+use super::failure_source::failure_source;
 use super::shell_env::{shell_env, toolchain_dirs};
 use super::shell_output::{bound_output, save_output};
 use super::shell_process::{run_script, Confined, Finished};
@@ -263,6 +264,10 @@ fn report(
                 finished.dropped_bytes,
             ));
         }
+    }
+    let failed = !finished.timed_out && !finished.status.success();
+    if failed && workspace.limits().result_context {
+        text.push_str(&failure_source(workspace, after, &output));
     }
     ToolOutcome {
         ok: !finished.timed_out && finished.status.success(),

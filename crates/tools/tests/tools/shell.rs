@@ -301,3 +301,66 @@ fn verification_commands_and_access() {
         missing.text
     );
 }
+
+#[test]
+fn a_failing_test_run_shows_the_definition_its_failing_line_calls() {
+    let (dir, workspace) = workspace();
+    fs::create_dir(dir.path().join("tools")).unwrap();
+    fs::write(
+        dir.path().join("tools/stats.py"),
+        "def is_overdue(days, limit):\n    \"\"\"Past the limit, not on it.\"\"\"\n    return days >= limit\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("tools/test_stats.py"),
+        "from stats import is_overdue\n\nassert is_overdue(43, 39)\nassert not is_overdue(39, 39)\nprint(\"ok\")\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("helpers.js"),
+        "// Values from low to high, both included.\nfunction countIn(values, low, high) {\n  return values.filter((v) => low <= v && v < high).length;\n}\nmodule.exports = { countIn };\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("test_helpers.js"),
+        "const assert = require('assert');\nconst { countIn } = require('./helpers');\nassert.strictEqual(countIn([1, 5], 1, 5), 2);\n",
+    )
+    .unwrap();
+    let python = call(
+        &Shell,
+        &workspace,
+        json!({"command": "python3 tools/test_stats.py"}),
+    );
+    assert!(!python.ok);
+    assert!(
+        python.text.contains(
+            "note: `tools/test_stats.py:4` calls `is_overdue`, defined in `tools/stats.py`:\n    1| def is_overdue(days, limit):\n    2|     \"\"\"Past the limit, not on it.\"\"\"\n    3|     return days >= limit"
+        ),
+        "{}",
+        python.text
+    );
+    let node = call(
+        &Shell,
+        &workspace,
+        json!({"command": "node test_helpers.js"}),
+    );
+    assert!(!node.ok);
+    assert!(
+        node.text.contains(
+            "`test_helpers.js:3` calls `countIn`, defined in `helpers.js`:\n    1| // Values from low to high, both included.\n    2| function countIn(values, low, high) {"
+        ),
+        "{}",
+        node.text
+    );
+    // A passing run gets no note.
+    let passing = call(
+        &Shell,
+        &workspace,
+        json!({"command": "python3 -c 'print(1)'"}),
+    );
+    assert!(
+        passing.ok && !passing.text.contains("note:"),
+        "{}",
+        passing.text
+    );
+}
