@@ -166,6 +166,10 @@ impl<B: Backend> Agent<B> {
         {
             return answer;
         }
+        // A task that asks for a file is answered by the file; its answer reports it.
+        if crate::task_asks::output_file(run.task()).is_some() {
+            return answer;
+        }
         let Some(asked) = asked_form(run.task()) else {
             return answer;
         };

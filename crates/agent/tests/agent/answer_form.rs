@@ -99,6 +99,25 @@ fn a_bare_answer_a_backend_without_grammars_or_the_rule_off_keep_the_answer() {
         r.result.answer.as_deref(),
         Some("Team alpha logged 185 hours.")
     );
+    // A task that asks for a file: its answer reports the file.
+    let backend = ScriptedBackend::new(
+        [
+            call("read_file", r#"{"path": "hours.csv"}"#),
+            call("write_file", r#"{"path": "total.txt", "content": "185\n"}"#),
+            "Wrote 185 into total.txt.".to_string(),
+            "\"185\"".to_string(),
+        ],
+        true,
+    )
+    .with_grammar_decoding();
+    let task =
+        "Count the hours of team alpha in hours.csv and write just the number into total.txt.";
+    let r = run_backend_task(dir.path(), task, backend, config());
+    assert_eq!(
+        r.result.answer.as_deref(),
+        Some("Wrote 185 into total.txt.")
+    );
+    assert_eq!(r.agent.backend().requests.len(), 3);
     // An answer that already is the number.
     let backend = ScriptedBackend::new(
         [
