@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use rein_engine::{Backend, BackendInfo, Sampling};
+use rein_engine::{
+    Backend, BackendError, BackendInfo, Completion, NoEvents, Sampling, TurnRequest,
+};
 use rein_format::{ToolSet, ToolSetError};
 use rein_protocol::{EventSink, FunctionSpec, RunEvent, StopReason, ToolSpec};
 use rein_tools::{Registry, Workspace};
@@ -55,7 +57,29 @@ pub(crate) enum Flow {
 /// How a run ended: why, the answer, and a detail.
 pub(crate) type End = (StopReason, Option<String>, Option<String>);
 
+/// Why a request got no completion.
+pub(crate) enum AskError {
+    /// The run's wall clock ran out.
+    WallClock,
+    /// The backend refused or failed.
+    Backend(BackendError),
+}
+
 impl<B: Backend> Agent<B> {
+    /// `request` sent once, within what is left of the wall clock.
+    pub(crate) async fn ask_once(
+        &mut self,
+        run: &RunState,
+        request: TurnRequest,
+    ) -> Result<Completion, AskError> {
+        let remaining = self.config.wall_clock.saturating_sub(run.started.elapsed());
+        match tokio::time::timeout(remaining, self.backend.complete(request, &mut NoEvents)).await {
+            Err(_) => Err(AskError::WallClock),
+            Ok(Err(e)) => Err(AskError::Backend(e)),
+            Ok(Ok(completion)) => Ok(completion),
+        }
+    }
+
     /// An agent over the tools of `registry` that can run in `workspace`.
     pub fn new(
         backend: B,

@@ -210,12 +210,7 @@ impl<B: Backend> Agent<B> {
         if remaining < Duration::from_secs(1) {
             return answer;
         }
-        let asked_reply = tokio::time::timeout(
-            remaining,
-            self.backend.complete(request, &mut rein_engine::NoEvents),
-        )
-        .await;
-        let Ok(Ok(completion)) = asked_reply else {
+        let Ok(completion) = self.ask_once(run, request).await else {
             return answer;
         };
         run.turns += 1;

@@ -7,11 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_engine::{Backend, BackendError, Completion, NoEvents, ReadMode, TurnRequest};
+use rein_engine::{Backend, BackendError, Completion, ReadMode, TurnRequest};
 use rein_protocol::{
     EventSink, Message, NoSink, RunEvent, RunResult, StopReason, ToolChoice, TraceWriter,
 };
 
+use crate::agent::AskError;
 use crate::agent::{Agent, End, Flow};
 use crate::call_intent::Opening;
 use crate::profile::{ReadContext, RetryMode, Step};
@@ -19,14 +20,6 @@ use crate::prompt::system_prompt;
 use crate::rules::Rule;
 use crate::state::RunState;
 use crate::tool_names::WRITE_TOOL;
-
-/// Why a request got no completion.
-enum AskError {
-    /// The run's wall clock ran out.
-    WallClock,
-    /// The backend refused or failed.
-    Backend(BackendError),
-}
 
 impl<B: Backend> Agent<B> {
     /// Runs `task` to the end, writing every event to `trace` when given.
@@ -252,20 +245,6 @@ impl<B: Backend> Agent<B> {
             completion.elapsed += opening.elapsed;
         }
         Ok(completion)
-    }
-
-    /// `request` sent once, within what is left of the wall clock.
-    async fn ask_once(
-        &mut self,
-        run: &RunState,
-        request: TurnRequest,
-    ) -> Result<Completion, AskError> {
-        let remaining = self.config.wall_clock.saturating_sub(run.started.elapsed());
-        match tokio::time::timeout(remaining, self.backend.complete(request, &mut NoEvents)).await {
-            Err(_) => Err(AskError::WallClock),
-            Ok(Err(e)) => Err(AskError::Backend(e)),
-            Ok(Ok(completion)) => Ok(completion),
-        }
     }
 
     /// What the profile makes of a reply.

@@ -338,10 +338,7 @@ fn outcome<'r>(
             // A count asked with a number field: the field's total too, in case
             // the total was meant.
             if let Some(field) = field {
-                let values: Vec<f64> = matching
-                    .iter()
-                    .filter_map(|r| r.field(field).and_then(number))
-                    .collect();
+                let values = numbers_of(matching, field);
                 if !values.is_empty() && values.len() == matching.len() {
                     line.push_str(&format!(
                         " records; the sum of their {field} is {}",
@@ -354,10 +351,7 @@ fn outcome<'r>(
         "list" => Ok((format!("Result: {} records{ignored}", matching.len()), all)),
         "sum" => {
             let field = field.unwrap_or_default();
-            let values: Vec<f64> = matching
-                .iter()
-                .filter_map(|r| r.field(field).and_then(number))
-                .collect();
+            let values = numbers_of(matching, field);
             let skipped = matching.len() - values.len();
             let mut line = format!(
                 "Result: {} (sum of {field} over {} records)",
@@ -429,6 +423,14 @@ fn outcome<'r>(
             })
         }
     }
+}
+
+/// The values of `field` that are numbers, over `records`.
+fn numbers_of(records: &[&Record], field: &str) -> Vec<f64> {
+    records
+        .iter()
+        .filter_map(|r| r.field(field).and_then(number))
+        .collect()
 }
 
 /// Field names as a result lists them.
