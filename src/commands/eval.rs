@@ -57,6 +57,22 @@ pub enum EvalCommand {
         #[arg(long)]
         phrasings: bool,
     },
+    /// Write the generated workspace of SEED for the README's first job (TODO comments in
+    /// other languages and layouts) into DIR, with the `path:line` of each TODO comment in
+    /// --expected and of the other markers' comments in --absent.
+    TodoWorkspace {
+        /// The seed.
+        #[arg(long)]
+        seed: u64,
+        /// Where the workspace goes (empty or new).
+        dir: PathBuf,
+        /// The file listing every TODO comment's `path:line`.
+        #[arg(long)]
+        expected: PathBuf,
+        /// The file listing the `path:line` of comments with other markers.
+        #[arg(long)]
+        absent: PathBuf,
+    },
 }
 
 /// The settings of an experiment.
@@ -157,6 +173,12 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             evals_dir,
             phrasings,
         }) => list(&evals_dir, phrasings),
+        Some(EvalCommand::TodoWorkspace {
+            seed,
+            dir,
+            expected,
+            absent,
+        }) => super::todo_workspace::write(seed, &dir, &expected, &absent),
         None => experiment(args.run),
     }
 }

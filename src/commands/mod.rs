@@ -14,6 +14,7 @@ pub mod quantize;
 pub mod replay;
 pub mod run;
 pub mod serve;
+pub mod todo_workspace;
 
 use std::path::PathBuf;
 

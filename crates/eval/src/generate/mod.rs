@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use check::{self_check, CheckReport};
+pub use families::{todo_workspace, TodoWorkspace};
 pub use rng::Rng;
 
 use crate::grade::GraderSpec;

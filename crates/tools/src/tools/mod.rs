@@ -6,6 +6,7 @@ mod edit_hints;
 mod enclosing;
 mod failure_source;
 mod list_dir;
+mod missing_paths;
 mod open_regular;
 mod query_conditions;
 mod query_data;

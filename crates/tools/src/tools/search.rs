@@ -1,5 +1,6 @@
 //! `search`: regular-expression search over file contents or file paths.
 
+use grep_regex::RegexMatcher;
 use serde_json::{json, Value};
 
 use super::enclosing::{FileLines, SHOWN_CHARS as ENCLOSING_CHARS};
@@ -53,7 +54,7 @@ impl Tool for Search {
                 "properties": {
                     "pattern": {"type": "string", "description": "Regular expression (Rust syntax); matches within one line."},
                     "path": {"type": "string", "description": "Directory or file to search (default: the workspace root)."},
-                    "glob": {"type": "string", "description": "Only files whose names match this glob, e.g. \"*.rs\"."},
+                    "glob": {"type": "string", "description": "Only files whose names match this glob; leave it out to search every file."},
                     "mode": {"type": "string", "enum": ["content", "files"], "description": "\"content\" (default) matches lines; \"files\" matches file paths."}
                 },
                 "required": ["pattern"],
@@ -215,13 +216,46 @@ fn search_content_mode(
         let probed = probe_contents(workspace, scope, &probe, shown);
         return Ok((format!("{note}{}", probed.text), !probed.found));
     }
+    let left_out_matches = match glob_scope.is_empty() {
+        true => String::new(),
+        false => matches_left_out(scope, &matcher, &tally),
+    };
     Ok((
         format!(
-            "{note}{glob_scope}{}",
+            "{note}{glob_scope}{left_out_matches}{}",
             render(workspace, &tally, Mode::Content, keep)
         ),
         false,
     ))
+}
+
+/// What the files a glob left out hold of the pattern, so a search of one file type
+/// is not taken for all there is: "The pattern also matches 4 lines in 3 files the glob
+/// left out; search again without `glob` to see them." or "None of the files the glob
+/// left out matches the pattern."
+fn matches_left_out(scope: Scope<'_>, matcher: &RegexMatcher, kept: &Tally) -> String {
+    let Ok(all) = search_contents(
+        Scope {
+            glob: None,
+            ..scope
+        },
+        matcher,
+        0,
+        MAX_COUNTED,
+    ) else {
+        return String::new();
+    };
+    let lines = all.count.saturating_sub(kept.count);
+    let files = all.files.saturating_sub(kept.files);
+    match lines {
+        0 => "None of the files the glob left out matches the pattern.\n".to_string(),
+        _ => format!(
+            "The pattern also matches {}{} in {} the glob left out; search again without `glob` to see them.\n",
+            if all.incomplete { "at least " } else { "" },
+            plural(lines, "line"),
+            plural(files, "file"),
+        ),
+    }
 }
 
 /// Searches file paths; `glob_scope` as for [`search_content_mode`].

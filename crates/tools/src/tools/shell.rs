@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::binary::{looks_binary, SAMPLE_BYTES};
 use super::failure_source::failure_source;
+use super::missing_paths::missing_paths;
 use super::shell_env::{shell_env, toolchain_dirs};
 use super::shell_output::{bound_output, save_output};
 use super::shell_process::{run_script, Confined, Finished};
@@ -268,6 +269,7 @@ fn report(
     let failed = !finished.timed_out && !finished.status.success();
     if failed && workspace.limits().result_context {
         text.push_str(&failure_source(workspace, after, &output));
+        text.push_str(&missing_paths(workspace, after, &output));
     }
     ToolOutcome {
         ok: !finished.timed_out && finished.status.success(),

@@ -78,7 +78,7 @@ fn the_path_and_glob_narrow_the_search() {
     );
     assert_eq!(
         by_glob.text,
-        "Only files matching `*.md` were searched in `.`: 1 of 3 files; not searched: 2 .rs files.\n1 matching line in 1 file:\nREADME.md:1: # Alpha project"
+        "Only files matching `*.md` were searched in `.`: 1 of 3 files; not searched: 2 .rs files.\nThe pattern also matches 2 lines in 2 files the glob left out; search again without `glob` to see them.\n1 matching line in 1 file:\nREADME.md:1: # Alpha project"
     );
     // A glob that leaves nothing out says nothing about scope.
     let all_rust = call(
@@ -534,10 +534,23 @@ fn a_glob_says_which_file_types_it_left_out() {
     );
     assert!(
         outcome.text.starts_with(
-            "Only files matching `*.js` were searched in `.`: 2 of 7 files; not searched: 3 .sh files, 1 file without an extension, 1 .md file.\n2 matching lines in 2 files:\n"
+            "Only files matching `*.js` were searched in `.`: 2 of 7 files; not searched: 3 .sh files, 1 file without an extension, 1 .md file.\nThe pattern also matches 4 lines in 4 files the glob left out; search again without `glob` to see them.\n2 matching lines in 2 files:\n"
         ),
         "{}",
         outcome.text
+    );
+    // When the files left out hold no match, the search is complete and says so.
+    let complete = call(
+        &Search,
+        &workspace,
+        json!({"pattern": "debounce", "glob": "*.js"}),
+    );
+    assert!(
+        complete.text.contains(
+            "not searched: 3 .sh files, 1 file without an extension, 1 .md file.\nNone of the files the glob left out matches the pattern.\n1 matching line in 1 file:\n"
+        ),
+        "{}",
+        complete.text
     );
 }
 

@@ -364,3 +364,50 @@ fn a_failing_test_run_shows_the_definition_its_failing_line_calls() {
         passing.text
     );
 }
+
+#[test]
+fn a_command_that_cannot_find_a_file_or_module_shows_the_closest_names_and_where_they_are_written()
+{
+    let (dir, workspace) = workspace();
+    fs::create_dir_all(dir.path().join("pages")).unwrap();
+    fs::create_dir_all(dir.path().join("tools")).unwrap();
+    fs::write(dir.path().join("pages/summary.txt"), "summary\n").unwrap();
+    fs::write(dir.path().join("pages/body.txt"), "body\n").unwrap();
+    fs::write(
+        dir.path().join("build.sh"),
+        "#!/bin/sh\nset -e\ncat pages/body.txt pages/smumary.txt > bundle.txt\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("tools/strutil.py"),
+        "def bullet(x):\n    return '- ' + x\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("tools/generate.py"),
+        "from str_util import bullet\n\nprint(bullet('a'))\n",
+    )
+    .unwrap();
+    let sh = call(&Shell, &workspace, json!({"command": "sh build.sh"}));
+    assert!(!sh.ok);
+    assert!(
+        sh.text.contains(
+            "note: `pages/smumary.txt` does not exist; closest files: `pages/summary.txt`; the name is written at `build.sh:3`: cat pages/body.txt pages/smumary.txt > bundle.txt."
+        ),
+        "{}",
+        sh.text
+    );
+    let python = call(
+        &Shell,
+        &workspace,
+        json!({"command": "python3 tools/generate.py"}),
+    );
+    assert!(!python.ok);
+    assert!(
+        python.text.contains(
+            "note: no module `str_util` is in the workspace; closest files: `tools/strutil.py`; the name is written at `tools/generate.py:1`: from str_util import bullet."
+        ),
+        "{}",
+        python.text
+    );
+}

@@ -1,10 +1,14 @@
 //! Families of made jobs: the agent reads a tree and writes a new file from it — a list of
 //! comment markers, an index of document titles, per-file counts, a converted data file, a
-//! merged list. The marker list lives here, the others in `made/`.
+//! merged list. The marker list lives here, the others in `made/`, with the README job's
+//! generated workspaces (`made/todo_workspace.rs`).
 
 mod convert;
 mod tally;
 mod titles;
+mod todo_workspace;
+
+pub use todo_workspace::{todo_workspace, TodoWorkspace};
 
 use crate::generate::words::{self, file_lacks, Lang};
 use crate::generate::{Family, GenTask, Outcome, Rng};

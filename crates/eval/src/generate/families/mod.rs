@@ -12,6 +12,8 @@ mod restraint;
 mod tools;
 mod tools_lookup;
 
+pub use made::{todo_workspace, TodoWorkspace};
+
 use super::Family;
 
 /// Every family, in a fixed order: a seed's family is its index.
