@@ -56,11 +56,15 @@ pub(crate) fn missing_paths(workspace: &Workspace, cwd: &Path, output: &str) -> 
     out
 }
 
+/// An error message's shape: the pattern whose first group is the name, and what the
+/// name is.
+type Shape = (&'static str, fn(String) -> Missing);
+
 /// The names `output` reports missing, in order, without repeats.
 fn missing_names(output: &str) -> Vec<Missing> {
     const PY: &[&str] = &["py"];
     const JS: &[&str] = &["js", "mjs", "cjs", "ts", "json"];
-    let shapes: [(&str, fn(String) -> Missing); 7] = [
+    let shapes: [Shape; 7] = [
         // Python's FileNotFoundError / open() and `python3 x.py` of a missing file.
         (r"No such file or directory: '([^']+)'", Missing::Path),
         (r"can't open file '([^']+)'", Missing::Path),
