@@ -12,7 +12,7 @@ use crate::answer_text::{
 use crate::guards::Held;
 use crate::named_files::meant_file;
 use crate::not_an_answer::{
-    already_ran_note, explained_steps_note, named_tool, not_an_answer, NotAnswer,
+    already_ran_note, explained_steps_note, mentions_tool, named_tool, not_an_answer, NotAnswer,
 };
 use crate::profile::RetryMode;
 use crate::recovery::FailureClass;
@@ -148,15 +148,17 @@ impl<B: Backend> Agent<B> {
                 // decoded as a call (the step it talked about, or the one before it).
                 let (class, mode) = match other {
                     // With results in hand, the retry is the write itself; the
-                    // answer-only decoding of a repeat gives way to it.
-                    Held::MissingOutput(_)
+                    // answer-only decoding of a repeat gives way to it. A reply that
+                    // talks of another step to take first (read a file, search) is
+                    // let take it: a write forced then holds what was not found.
+                    Held::MissingOutput(_, false)
                         if run.memory.results_in_hand()
                             && self.tool_names.iter().any(|t| t == WRITE_TOOL) =>
                     {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::WriteOutput)
                     }
-                    Held::MissingOutput(_) => {
+                    Held::MissingOutput(..) => {
                         run.answer_only = false;
                         (FailureClass::MissingOutput, RetryMode::CallsOnly)
                     }
@@ -198,7 +200,7 @@ impl<B: Backend> Agent<B> {
                 };
                 let detail = format!("{}: {}", other.kind(), first_line(&text));
                 let note = match (&other, mode) {
-                    (Held::MissingOutput(file), RetryMode::WriteOutput) => {
+                    (Held::MissingOutput(file, _), RetryMode::WriteOutput) => {
                         // What the task says goes in it ("just that code"), in its words.
                         let says = crate::task_asks::sentence_naming(run.task(), file)
                             .map(|sentence| format!(" The task says: \"{sentence}\""))
@@ -405,7 +407,27 @@ impl<B: Backend> Agent<B> {
                     && self.config.rules.on(Rule::MissingOutput)
                     && missing_output(self.executor.workspace.root(), file)
                 {
-                    return Some(Held::MissingOutput(file.clone()));
+                    // A reply that talks of another step than the write (a plan, an
+                    // announced or narrated look) is let take that step.
+                    let lower = text.to_lowercase();
+                    let names_another_tool = self
+                        .tool_names
+                        .iter()
+                        .filter(|tool| *tool != WRITE_TOOL)
+                        .any(|tool| mentions_tool(&lower, tool));
+                    let other_step = match &why {
+                        Some(NotAnswer::Narrates(_)) => names_another_tool,
+                        Some(
+                            NotAnswer::Announces
+                            | NotAnswer::ExplainsSteps
+                            | NotAnswer::PlanThenMadeUpResult(_),
+                        ) => names_another_tool || !mentions_tool(&lower, WRITE_TOOL),
+                        _ => false,
+                    };
+                    let held = Held::MissingOutput(file.clone(), other_step);
+                    if room(&held) {
+                        return Some(held);
+                    }
                 }
             }
             // Talk of an edit of the file the task asks to change ("replace the line

@@ -14,8 +14,9 @@ pub(crate) enum Held {
     Unverified(Vec<String>),
     /// The reply talks about a step instead of taking it.
     NotAnAnswer(NotAnswer),
-    /// The task's output file does not exist.
-    MissingOutput(String),
+    /// The task's output file does not exist; whether the reply talks of another step
+    /// than the write (a plan, an announced or narrated look).
+    MissingOutput(String, bool),
     /// The file the task asks to change is as it was.
     Unchanged(String),
     /// Calls the model planned (deferred for an earlier result) never ran.
@@ -55,7 +56,7 @@ impl Held {
             Held::NotAnAnswer(why) => format!(
                 "That was not an answer: {why}. Tools run only when you call them. Make the call now, or, if the task is done, reply with the final result itself."
             ),
-            Held::MissingOutput(file) => format!(
+            Held::MissingOutput(file, _) => format!(
                 "The task asks for `{file}`, and it does not exist yet. If you have not found what goes in it, find it first (search, read_file); then write it with write_file, the whole content, and reply with a short final answer."
             ),
             Held::Unchanged(file) => format!(
@@ -96,7 +97,7 @@ impl Held {
             Held::Unverified(_) => Rule::Unverified,
             Held::NotAnAnswer(why) if why.is_call_shaped() => Rule::CallShaped,
             Held::NotAnAnswer(_) => Rule::NotAnAnswer,
-            Held::MissingOutput(_) => Rule::MissingOutput,
+            Held::MissingOutput(..) => Rule::MissingOutput,
             Held::Unchanged(_) => Rule::UnchangedFile,
             Held::PlannedCalls(_) => Rule::PlannedCalls,
             Held::Unsupported(..) => Rule::UnsupportedValue,
@@ -116,7 +117,7 @@ impl Held {
         match self {
             Held::Unverified(_) => "unverified_edits",
             Held::NotAnAnswer(_) => "not_an_answer",
-            Held::MissingOutput(_) => "missing_output",
+            Held::MissingOutput(..) => "missing_output",
             Held::Unchanged(_) => "unchanged_file",
             Held::PlannedCalls(_) => "planned_calls",
             Held::Unsupported(..) => "unsupported_value",
@@ -182,7 +183,10 @@ impl HoldCounts {
         let (count, cap) = match held {
             Held::Unverified(_) => (&mut self.unverified, 2),
             Held::NotAnAnswer(_) => (&mut self.not_an_answer, 3),
-            Held::MissingOutput(_) => (&mut self.missing_output, 1),
+            // A plan of another step is counted with the other holds of steps talked
+            // about, so the one hold of a claim to be done stays for later.
+            Held::MissingOutput(_, true) => (&mut self.not_an_answer, 3),
+            Held::MissingOutput(_, false) => (&mut self.missing_output, 1),
             Held::Unchanged(_) => (&mut self.unchanged, 1),
             Held::PlannedCalls(_) => (&mut self.planned, 1),
             Held::Unsupported(..) => (&mut self.unsupported, 1),
@@ -218,7 +222,7 @@ mod tests {
     #[test]
     fn each_hold_is_bounded() {
         let mut counts = HoldCounts::default();
-        let missing = Held::MissingOutput("a.md".into());
+        let missing = Held::MissingOutput("a.md".into(), false);
         assert!(counts.allow(&missing));
         assert!(!counts.allow(&missing));
         let not = Held::NotAnAnswer(NotAnswer::Announces);
