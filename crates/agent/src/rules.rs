@@ -73,7 +73,7 @@ rules! {
     NotAnAnswer = "not_an_answer", Hold,
         "An answer that narrates a tool, announces or explains steps, claims the task done, gives the task back, copies a read or writes a placeholder; 3 per run.";
     MissingOutput = "missing_output", Hold,
-        "An answer while the file the task asks to write does not exist; once.";
+        "An answer while the file the task asks to write does not exist; once for an answer that claims to be done (the retry is the write when a result is in hand), and within not_an_answer's 3 per run for a plan of another step (the retry is any call).";
     DescribedEdit = "described_edit", Hold,
         "An answer describing a one-line change of the task's file, which is unchanged; the note holds the edit call; once.";
     UnchangedFile = "unchanged_file", Hold,
