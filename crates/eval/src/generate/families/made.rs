@@ -227,6 +227,28 @@ fn marker_decoy(ext: &str, marker: &str, word: &str) -> Option<String> {
     })
 }
 
+/// Puts a comment holding `body` at a random line of `lines` (never above a shebang or
+/// a doctype), indented as the line it goes before, tagged `tag`.
+fn insert_comment<T>(
+    rng: &mut Rng,
+    lines: &mut Vec<(String, T)>,
+    style: Style,
+    body: &str,
+    tag: T,
+) {
+    let at = rng
+        .below(lines.len() + 1)
+        .max(usize::from(matches!(style.ext, "sh" | "html")));
+    let indent: String = lines
+        .get(at)
+        .map(|(l, _)| l.chars().take_while(|c| c.is_whitespace()).collect())
+        .unwrap_or_default();
+    lines.insert(
+        at,
+        (format!("{indent}{} {body}{}", style.open, style.close), tag),
+    );
+}
+
 fn marker_list(rng: &mut Rng, phrasing: usize) -> GenTask {
     let marker = *rng.pick(MARKERS);
     let others: Vec<&str> = MARKERS.iter().copied().filter(|m| *m != marker).collect();
@@ -317,19 +339,7 @@ fn marker_list(rng: &mut Rng, phrasing: usize) -> GenTask {
             1 => format!("{word} {}", messages[index]),
             _ => format!("{word}: {}", messages[index]),
         };
-        let lines = &mut files[file];
-        // Not above a shebang or a doctype.
-        let at = rng
-            .below(lines.len() + 1)
-            .max(usize::from(matches!(style.ext, "sh" | "html")));
-        let indent: String = lines
-            .get(at)
-            .map(|(l, _)| l.chars().take_while(|c| c.is_whitespace()).collect())
-            .unwrap_or_default();
-        lines.insert(
-            at,
-            (format!("{indent}{} {body}{}", style.open, style.close), tag),
-        );
+        insert_comment(rng, &mut files[file], style, &body, tag);
     }
     let out = match rng.below(6) {
         0 => "markers.txt".to_string(),

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{distinct_texts, marker_filler, Style, MARKUP_STYLES};
+use super::{distinct_texts, insert_comment, marker_filler, Style, MARKUP_STYLES};
 use crate::generate::words;
 use crate::generate::Rng;
 
@@ -103,22 +103,7 @@ pub fn todo_workspace(seed: u64) -> TodoWorkspace {
                 rng.pick(words::PEOPLE).to_lowercase()
             ),
         };
-        let lines = &mut files[file];
-        // Not above a shebang or a doctype.
-        let at = rng
-            .below(lines.len() + 1)
-            .max(usize::from(matches!(style.ext, "sh" | "html")));
-        let indent: String = lines
-            .get(at)
-            .map(|(l, _)| l.chars().take_while(|c| c.is_whitespace()).collect())
-            .unwrap_or_default();
-        lines.insert(
-            at,
-            (
-                format!("{indent}{} {body}{}", style.open, style.close),
-                Some(is_todo),
-            ),
-        );
+        insert_comment(&mut rng, &mut files[file], style, &body, Some(is_todo));
     }
     let mut workspace = TodoWorkspace {
         files: BTreeMap::new(),
