@@ -1,7 +1,9 @@
 //! The prompt cache on disk with the real tiny model: a prefix saved by one engine and
 //! loaded by a fresh one gives the same greedy tokens as computing it; a truncated,
-//! corrupt or foreign file is ignored, recomputed and replaced; a second `rein run`
-//! starts from the prefix the first saved, and `rein cache` lists and clears it.
+//! corrupt or foreign file is ignored, recomputed and replaced; a prompt that only
+//! starts like a saved prefix loads the part they share; a second `rein run`, in the
+//! same workspace or another, starts from the prefix the first saved, and `rein cache`
+//! lists and clears it.
 
 use std::path::Path;
 
@@ -99,6 +101,51 @@ fn a_saved_prefix_gives_the_same_tokens_as_computing_it() {
 }
 
 #[test]
+fn a_prompt_that_starts_like_a_saved_prefix_loads_the_shared_start() {
+    let _model = rein_test_support::model_lock();
+    let dir = tempfile::tempdir().unwrap();
+    // The same instructions with one more sentence at their end: no file holds this
+    // prompt's stable prefix, but the saved one shares all of it up to that sentence.
+    let longer = format!("{SYSTEM} Gift cards never expire and can be used online.");
+    let question = "Do gift cards expire?";
+    runtime().block_on(async {
+        let first_engine = engine_with_cache(dir.path()).await;
+        let (text, stable) = prompt(&first_engine, SYSTEM, question);
+        generate(&first_engine, &text, stable).await;
+        drop(first_engine);
+
+        // The reference computes the whole prefix with an empty cache of its own: it
+        // splits the prefill where the loaded run saves (at the stable prefix). An
+        // engine without a cache, which evaluates the prompt in one piece, can round
+        // differently (on an AVX-512 Xeon its greedy tokens parted after four).
+        let empty_dir = tempfile::tempdir().unwrap();
+        let computing_engine = engine_with_cache(empty_dir.path()).await;
+        let (longer_text, longer_stable) = prompt(&computing_engine, &longer, question);
+        let computed = generate(&computing_engine, &longer_text, longer_stable).await;
+        drop(computing_engine);
+        assert_eq!(computed.loaded_tokens, 0);
+
+        let engine = engine_with_cache(dir.path()).await;
+        let started = generate(&engine, &longer_text, longer_stable).await;
+        drop(engine);
+        assert!(
+            started.loaded_tokens >= 64,
+            "loaded {} tokens",
+            started.loaded_tokens
+        );
+        assert_eq!(started.reused_tokens, started.loaded_tokens);
+        assert_eq!(started.tokens, computed.tokens, "same greedy tokens");
+        assert_eq!(started.text, computed.text);
+        // The new prefix is saved beside the old one, and the next engine loads it whole.
+        assert_eq!(list_prompt_cache(dir.path()).unwrap().len(), 2);
+        let again_engine = engine_with_cache(dir.path()).await;
+        let again = generate(&again_engine, &longer_text, longer_stable).await;
+        assert!(again.loaded_tokens > started.loaded_tokens);
+        assert_eq!(again.tokens, computed.tokens);
+    });
+}
+
+#[test]
 fn a_truncated_corrupt_or_foreign_cache_file_is_ignored_and_recomputed() {
     let _model = rein_test_support::model_lock();
     let dir = tempfile::tempdir().unwrap();
@@ -162,12 +209,15 @@ fn a_second_rein_run_starts_from_the_prefix_the_first_saved() {
     std::fs::write(work.path().join("notes.txt"), "remember the milk\n").unwrap();
     let cache = tempfile::tempdir().unwrap();
     let traces = tempfile::tempdir().unwrap();
-    let run = |name: &str, extra: &[&str]| {
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("Cargo.toml"), "[package]\n").unwrap();
+    std::fs::write(elsewhere.path().join("notes.txt"), "buy bread\n").unwrap();
+    let run_in = |dir: &Path, name: &str, extra: &[&str]| {
         let trace = traces.path().join(format!("{name}.jsonl"));
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
             .args(["run", "--model", "tiny", "--no-pull", "--max-turns", "1"])
             .args(["--reply-tokens", "16", "--ctx", "2048", "--json"])
-            .args(["--workdir", work.path().to_str().unwrap()])
+            .args(["--workdir", dir.to_str().unwrap()])
             .args(["--trace", trace.to_str().unwrap()])
             .args(extra)
             .arg("Read notes.txt and say what it contains.")
@@ -183,9 +233,15 @@ fn a_second_rein_run_starts_from_the_prefix_the_first_saved() {
         );
         first_turn_reused(&trace)
     };
+    let run = |name: &str, extra: &[&str]| run_in(work.path(), name, extra);
     assert_eq!(run("cold", &[]), 0, "a fresh process with an empty cache");
     assert_eq!(list_prompt_cache(cache.path()).unwrap().len(), 1);
     assert!(run("warm", &[]) >= 64, "the saved system prompt and tools");
+    assert!(
+        run_in(elsewhere.path(), "elsewhere", &[]) >= 64,
+        "another workspace starts from the same system prompt and tools"
+    );
+    assert_eq!(list_prompt_cache(cache.path()).unwrap().len(), 1);
     assert_eq!(run("off", &["--no-prompt-cache"]), 0);
 
     let listed = std::process::Command::new(env!("CARGO_BIN_EXE_rein"))

@@ -1,11 +1,12 @@
 //! `rein bench prompt-cache`: the first turn of a fresh process (the agent's system
 //! prompt, tools and task) with an empty prompt cache on disk, with the cache that
-//! run left, and with no cache at all — each arm on an engine of its own, repetitions
-//! interleaved, medians reported. Each arm reports the tokens it evaluated and the
+//! run left, with that cache in another workspace (`--fresh-workspace`), and with no
+//! cache at all — each arm on an engine of its own, repetitions interleaved, medians
+//! reported. Each arm reports the tokens it evaluated and the
 //! tokens it took from a cache; no ratio is printed when an arm meant to be cold took
 //! anything.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -28,6 +29,10 @@ pub struct PromptCacheBenchArgs {
     /// The workspace the agent starts in (copied; its facts are part of the prompt).
     #[arg(long, default_value = "examples/todo")]
     pub workdir: PathBuf,
+    /// A second workspace: adds an arm whose first turn runs there with the cache the
+    /// cold arm left in `--workdir` (a workspace the cache has never seen).
+    #[arg(long)]
+    pub fresh_workspace: Option<PathBuf>,
     /// The task of the measured first turn.
     #[arg(long, default_value = DEFAULT_TASK)]
     pub task: String,
@@ -76,14 +81,16 @@ impl Backend for FirstTurnOnly {
     }
 }
 
-/// Runs the agent's first turn on a fresh engine of `config` in a copy of `workdir`.
+/// Runs the agent's first turn of `task` on a fresh engine of `config` in a copy of
+/// `workdir`.
 async fn first_turn(
     config: &EngineConfig,
-    args: &PromptCacheBenchArgs,
+    workdir: &Path,
+    task: &str,
 ) -> anyhow::Result<FirstTurn> {
     let workspace_dir = tempfile::tempdir()?;
-    rein_eval::copy_tree(&args.workdir, workspace_dir.path())
-        .with_context(|| format!("cannot copy --workdir {}", args.workdir.display()))?;
+    rein_eval::copy_tree(workdir, workspace_dir.path())
+        .with_context(|| format!("cannot copy the workspace {}", workdir.display()))?;
     let workspace = Workspace::new(workspace_dir.path(), ToolLimits::default())?;
     let engine = Engine::load(config.clone()).await?;
     let backend = FirstTurnOnly {
@@ -95,7 +102,7 @@ async fn first_turn(
     run.reply_tokens = 16;
     run.wall_clock = Duration::from_secs(600);
     let mut agent = Agent::new(backend, workspace, &Registry::builtin(), run)?;
-    agent.run(&args.task, None).await;
+    agent.run(task, None).await;
     let first = agent
         .backend()
         .first
@@ -116,15 +123,21 @@ pub async fn run(args: PromptCacheBenchArgs) -> anyhow::Result<()> {
     let path = args.model.resolve()?;
     let plain = args.model.engine_config(path, Some(args.ctx), 1)?;
     let (mut cold, mut warm, mut uncached) = (Vec::new(), Vec::new(), Vec::new());
+    let mut fresh = Vec::new();
+    let (workdir, task) = (args.workdir.as_path(), args.task.as_str());
     for _ in 0..args.reps {
         // An empty cache directory per repetition: the cold arm computes and saves
-        // the prefix, the warm arm (a new engine, as in a new process) loads it.
+        // the prefix, the warm arm (a new engine, as in a new process) loads it, and
+        // the fresh arm meets it in another workspace.
         let cache_dir = tempfile::tempdir()?;
         let mut cached = plain.clone();
         cached.prompt_cache = Some(PromptCacheConfig::new(cache_dir.path()));
-        cold.push(first_turn(&cached, &args).await?);
-        warm.push(first_turn(&cached, &args).await?);
-        uncached.push(first_turn(&plain, &args).await?);
+        cold.push(first_turn(&cached, workdir, task).await?);
+        if let Some(other) = &args.fresh_workspace {
+            fresh.push(first_turn(&cached, other, task).await?);
+        }
+        warm.push(first_turn(&cached, workdir, task).await?);
+        uncached.push(first_turn(&plain, workdir, task).await?);
     }
     let median_ms =
         |turns: &[FirstTurn]| super::bench::median(turns.iter().map(|t| t.ttft_ms).collect());
@@ -148,6 +161,11 @@ pub async fn run(args: PromptCacheBenchArgs) -> anyhow::Result<()> {
             "cached_tokens": last.map_or(0, |t| t.cached_tokens),
         })
     };
+    let fresh_ms = (!fresh.is_empty()).then(|| median_ms(&fresh));
+    let fresh_ratio = match (&refused, fresh_ms) {
+        (None, Some(ms)) => json!((ms / cold_ms.max(f64::EPSILON) * 1000.0).round() / 1000.0),
+        _ => serde_json::Value::Null,
+    };
     let prompt_tokens = warm.last().map_or(0, |t| t.prompt_tokens);
     let loaded = warm.last().map_or(0, |t| t.cached_tokens);
     let result = json!({
@@ -158,13 +176,23 @@ pub async fn run(args: PromptCacheBenchArgs) -> anyhow::Result<()> {
         "ttft_warm_ms": super::bench::round(warm_ms),
         "ttft_uncached_ms": super::bench::round(uncached_ms),
         "ratio": ratio,
+        "ttft_fresh_ms": fresh_ms.map(super::bench::round),
+        "fresh_ratio": fresh_ratio,
         "cold": arm(&cold, cold_ms),
+        "fresh": fresh_ms.map(|ms| arm(&fresh, ms)),
         "warm": arm(&warm, warm_ms),
         "uncached": arm(&uncached, uncached_ms),
         "refused": refused,
     });
+    let fresh_text = match (fresh_ms, fresh.last()) {
+        (Some(ms), Some(turn)) => format!(
+            ", {ms:.1} ms in another workspace with that cache ({} of {} tokens loaded)",
+            turn.cached_tokens, turn.prompt_tokens
+        ),
+        _ => String::new(),
+    };
     let summary = format!(
-        "first turn of {prompt_tokens} tokens, median of {}: {cold_ms:.1} ms with an empty prompt cache (computed and saved), {warm_ms:.1} ms with the saved prefix ({loaded} tokens loaded), {uncached_ms:.1} ms without a cache",
+        "first turn of {prompt_tokens} tokens, median of {}: {cold_ms:.1} ms with an empty prompt cache (computed and saved), {warm_ms:.1} ms with the saved prefix ({loaded} tokens loaded){fresh_text}, {uncached_ms:.1} ms without a cache",
         args.reps
     );
     let ratio = warm_ms / cold_ms.max(f64::EPSILON);

@@ -113,8 +113,9 @@ impl<B: Backend> Agent<B> {
             tools: self.tool_names(),
             facts: facts.clone(),
         });
-        let system = system_prompt(self.config.profile, &facts, self.tool_text.as_deref());
-        let mut run = RunState::new(system, task, self.config.reply_tokens);
+        let system = system_prompt(self.config.profile, self.tool_text.as_deref());
+        let opening = crate::prompt::opening_request(&facts, task);
+        let mut run = RunState::new(system, &opening, self.config.reply_tokens);
         run.facts = facts;
         // The file the task asks for, when it does not exist yet (the guards of
         // `full` hold answers without it).

@@ -84,7 +84,7 @@ pub(crate) struct RunState {
     /// The answer held for the verification guard, and the calls run by then: the
     /// report of a check run after it completes it.
     pub answer_before_check: Option<(String, u32)>,
-    /// The workspace facts the system prompt showed (see `facts`).
+    /// The workspace facts the opening request showed (see `facts`).
     pub facts: Vec<String>,
 }
 
@@ -114,11 +114,12 @@ impl RunState {
             .collect()
     }
 
-    /// A run of `task` under `system`, with replies of `reply_tokens`.
-    pub(crate) fn new(system: String, task: &str, reply_tokens: u32) -> Self {
+    /// A run that opens with `opening` (the task, after the workspace facts) under
+    /// `system`, with replies of `reply_tokens`.
+    pub(crate) fn new(system: String, opening: &str, reply_tokens: u32) -> Self {
         RunState {
             started: Instant::now(),
-            history: vec![Message::system(system), Message::user(task)],
+            history: vec![Message::system(system), Message::user(opening)],
             turns: 0,
             requests: 0,
             tool_calls: 0,

@@ -5,13 +5,15 @@
 
 use rein_protocol::{Message, Role};
 
-/// The task: the first user message of `history` (empty when there is none).
+/// The task: the first user message of `history` without the workspace facts the run
+/// put before it (empty when there is none).
 pub(crate) fn task_of(history: &[Message]) -> &str {
-    history
+    let opening = history
         .iter()
         .find(|m| m.role == Role::User)
         .and_then(|m| m.content.as_deref())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    crate::prompt::task_in(opening)
 }
 
 /// Words of a request that say nothing about where its content is.
@@ -69,6 +71,19 @@ pub(crate) fn search_words(task: &str, limit: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_task_is_read_without_the_facts_before_it() {
+        let task = "Write the word alpha into NOTES.md.";
+        let facts = vec!["Makefile: a Makefile; likely commands: make".to_string()];
+        let history = vec![
+            Message::system("rules"),
+            Message::user(crate::prompt::opening_request(&facts, task)),
+            Message::user("a later message"),
+        ];
+        assert_eq!(task_of(&history), task);
+        assert_eq!(task_of(&[Message::system("rules")]), "");
+    }
 
     #[test]
     fn marked_words_come_first_and_paths_and_plain_words_are_left_out() {

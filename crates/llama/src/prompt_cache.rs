@@ -1,10 +1,11 @@
 //! A prompt cache that outlives the process: the KV state of a conversation's stable
 //! prefix (the system prompt, the tool block, the template's opening) saved to disk
 //! the first time it is computed and loaded by the next process that starts with the
-//! same prefix. A file is named by a hash of the model file's sha256, the context
-//! settings and the prefix's token ids; the token ids stored in it are compared with
-//! the prompt's before its KV is used, so a stale, foreign, truncated or corrupt file
-//! is ignored (and recomputed), never used. Files are written atomically and the
+//! same prefix — or, when no file holds that prefix, the file that shares the longest
+//! start with the prompt, loaded and cut to what the two share. A file is named by a
+//! hash of the model file's sha256, the context settings and the prefix's token ids;
+//! the token ids stored in it are compared with the prompt's before its KV is used, so
+//! a stale, foreign, truncated or corrupt file is ignored (and recomputed), never used. Files are written atomically and the
 //! directory is kept under a size bound, least recently used first.
 
 use std::fs;
@@ -23,6 +24,19 @@ const ENTRY_EXTENSION: &str = "kv";
 
 /// A prefix shorter than this is not worth a file (its prefill takes milliseconds).
 pub(crate) const MIN_PERSISTED_TOKENS: usize = 64;
+
+/// How many entries, most recently used first, a lookup for the longest shared start
+/// reads the token ids of (the default bound holds about 60).
+const MAX_SCANNED_ENTRIES: usize = 128;
+
+/// A saved prefix that another prompt starts like: its file, the tokens it holds and
+/// how many of them the prompt shares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SharedStart {
+    pub(crate) path: PathBuf,
+    pub(crate) tokens: Vec<TokenId>,
+    pub(crate) shared: usize,
+}
 
 /// Where the cache lives and how large it may grow.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,6 +170,35 @@ impl PromptCache {
         }
         let name = hex(&hasher.finalize()[..20]);
         self.config.dir.join(format!("{name}.{ENTRY_EXTENSION}"))
+    }
+
+    /// The saved entry of this cache's identity that shares the longest start with
+    /// `prompt`, when that start is at least `min` tokens. Only the entries' headers
+    /// (identity and token ids) are read, of at most [`MAX_SCANNED_ENTRIES`] entries,
+    /// most recently used first; the entry itself is checked whole when it is loaded.
+    pub(crate) fn longest_shared_start(
+        &self,
+        prompt: &[TokenId],
+        min: usize,
+    ) -> Option<SharedStart> {
+        let identity = self.identity_digest();
+        let entries = list_prompt_cache(&self.config.dir).ok()?;
+        let mut best: Option<SharedStart> = None;
+        for entry in entries.into_iter().take(MAX_SCANNED_ENTRIES) {
+            let Some(tokens) = Entry::read_tokens(&entry.path, &identity) else {
+                continue;
+            };
+            let shared = crate::slots::common_prefix(&tokens, prompt);
+            let longer = best.as_ref().is_none_or(|b| shared > b.shared);
+            if shared >= min && longer {
+                best = Some(SharedStart {
+                    path: entry.path,
+                    tokens,
+                    shared,
+                });
+            }
+        }
+        best
     }
 
     /// Where an entry is written before it is renamed into place.
@@ -303,6 +346,30 @@ impl Entry {
         out.extend_from_slice(&Sha256::digest(payload));
         out.extend_from_slice(payload);
         out
+    }
+
+    /// The token ids of the entry at `path` when it is one of `identity`, read from its
+    /// header alone (its state is not read or checked here).
+    fn read_tokens(path: &Path, identity: &[u8; 32]) -> Option<Vec<TokenId>> {
+        use std::io::Read;
+        let mut file = fs::File::open(path).ok()?;
+        let mut head = [0u8; 48];
+        file.read_exact(&mut head).ok()?;
+        if &head[..8] != Self::MAGIC || &head[8..40] != identity {
+            return None;
+        }
+        let count = usize::try_from(u64::from_le_bytes(head[40..48].try_into().ok()?)).ok()?;
+        let length = file.metadata().ok()?.len();
+        if count.checked_mul(4)? as u64 > length {
+            return None;
+        }
+        let mut ids = vec![0u8; count * 4];
+        file.read_exact(&mut ids).ok()?;
+        Some(
+            ids.chunks_exact(4)
+                .map(|b| TokenId::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        )
     }
 
     /// The state in `bytes`, when they are a whole entry of `identity` for exactly
@@ -498,6 +565,35 @@ mod tests {
         assert!(list_prompt_cache(&dir.path().join("cache"))
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn the_entry_sharing_the_longest_start_is_found_from_headers() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache_in(dir.path(), 1 << 20);
+        let identity = cache.identity_digest();
+        let save = |tokens: &[TokenId]| {
+            let bytes = Entry::encode(&identity, tokens, b"state");
+            cache.store(&cache.path_for(tokens), &bytes).unwrap();
+        };
+        save(&[1, 2, 3, 9]);
+        save(&[1, 2, 3, 4, 5, 8]);
+        save(&[7, 7, 7, 7, 7, 7]);
+        // A foreign entry that would share more is never picked.
+        let foreign = Entry::encode(&[0u8; 32], &[1, 2, 3, 4, 5, 6], b"state");
+        cache
+            .store(&cache.path_for(&[1, 2, 3, 4, 5, 6]), &foreign)
+            .unwrap();
+        // A torn header is skipped.
+        fs::write(dir.path().join("cache").join("torn.kv"), &foreign[..44]).unwrap();
+
+        let prompt = [1, 2, 3, 4, 5, 6, 10];
+        let best = cache.longest_shared_start(&prompt, 2).unwrap();
+        assert_eq!(best.tokens, vec![1, 2, 3, 4, 5, 8]);
+        assert_eq!(best.shared, 5);
+        assert_eq!(best.path, cache.path_for(&[1, 2, 3, 4, 5, 8]));
+        assert!(cache.longest_shared_start(&prompt, 6).is_none());
+        assert!(cache.longest_shared_start(&[5, 5], 1).is_none());
     }
 
     #[test]

@@ -531,6 +531,24 @@ impl<'m> Worker<'m> {
                         shared = 0;
                     }
                 } else {
+                    // No file holds this prefix: start from the saved prefix that
+                    // shares the longest start with it, then compute and save the rest.
+                    let min = (common + 1).max(MIN_PERSISTED_TOKENS);
+                    let start = self
+                        .prompt_cache
+                        .as_ref()
+                        .and_then(|cache| cache.longest_shared_start(&prompt[..len], min));
+                    if let Some(start) = start {
+                        let whole = prompt.len() + request.max_tokens as usize;
+                        self.make_room(seq, 0, whole.min(n_ctx as usize));
+                        let taken = self.prompt_cache.as_ref().is_some_and(|cache| {
+                            cache.load(&mut self.ctx, seq, &start.path, &start.tokens)
+                        });
+                        cached = if taken { start.tokens } else { Vec::new() };
+                        common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, &prompt);
+                        loaded = common;
+                        shared = 0;
+                    }
                     save = Some((len, path));
                 }
             }

@@ -9,6 +9,7 @@ mod held_answers;
 mod held_calls;
 mod lookups;
 mod non_answers;
+mod opening;
 mod output_file_plans;
 mod output_files;
 mod picks;
