@@ -545,7 +545,10 @@ impl<'m> Worker<'m> {
                             cache.load(&mut self.ctx, seq, &start.path, &start.tokens)
                         });
                         cached = if taken { start.tokens } else { Vec::new() };
-                        common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, &prompt);
+                        // Cut to the shared part of the stable prefix: the prompt's
+                        // last token stays outside it (its logits start the reply).
+                        let prefix = &prompt[..len];
+                        common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, prefix);
                         loaded = common;
                         shared = 0;
                     }
