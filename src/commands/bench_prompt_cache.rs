@@ -2,9 +2,8 @@
 //! prompt, tools and task) with an empty prompt cache on disk, with the cache that
 //! run left, with that cache in another workspace (`--fresh-workspace`), and with no
 //! cache at all — each arm on an engine of its own, repetitions interleaved, medians
-//! reported. Each arm reports the tokens it evaluated and the
-//! tokens it took from a cache; no ratio is printed when an arm meant to be cold took
-//! anything.
+//! reported. Each arm reports the tokens it evaluated and the tokens it took from a
+//! cache; no ratio is printed when an arm meant to be cold took anything.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -148,10 +147,12 @@ pub async fn run(args: PromptCacheBenchArgs) -> anyhow::Result<()> {
     let refused = (cold_cached > 0).then(|| {
         format!("a cold arm took {cold_cached} tokens from a cache, so it measured no full prefill")
     });
-    let ratio = match &refused {
+    // An arm's median over the cold arm's, to three places; none when a cold arm was not.
+    let to_cold = |ms: f64| match &refused {
         Some(_) => serde_json::Value::Null,
-        None => json!((warm_ms / cold_ms.max(f64::EPSILON) * 1000.0).round() / 1000.0),
+        None => json!((ms / cold_ms.max(f64::EPSILON) * 1000.0).round() / 1000.0),
     };
+    let ratio = to_cold(warm_ms);
     let arm = |turns: &[FirstTurn], ms: f64| {
         let last = turns.last();
         json!({
@@ -162,10 +163,7 @@ pub async fn run(args: PromptCacheBenchArgs) -> anyhow::Result<()> {
         })
     };
     let fresh_ms = (!fresh.is_empty()).then(|| median_ms(&fresh));
-    let fresh_ratio = match (&refused, fresh_ms) {
-        (None, Some(ms)) => json!((ms / cold_ms.max(f64::EPSILON) * 1000.0).round() / 1000.0),
-        _ => serde_json::Value::Null,
-    };
+    let fresh_ratio = fresh_ms.map_or(serde_json::Value::Null, to_cold);
     let prompt_tokens = warm.last().map_or(0, |t| t.prompt_tokens);
     let loaded = warm.last().map_or(0, |t| t.cached_tokens);
     let result = json!({

@@ -5,8 +5,9 @@
 //! start with the prompt, loaded and cut to what the two share. A file is named by a
 //! hash of the model file's sha256, the context settings and the prefix's token ids;
 //! the token ids stored in it are compared with the prompt's before its KV is used, so
-//! a stale, foreign, truncated or corrupt file is ignored (and recomputed), never used. Files are written atomically and the
-//! directory is kept under a size bound, least recently used first.
+//! a stale, foreign, truncated or corrupt file is ignored (and recomputed), never used.
+//! Files are written atomically and the directory is kept under a size bound, least
+//! recently used first.
 
 use std::fs;
 use std::io::{self, Write};
@@ -333,6 +334,21 @@ enum EntryError {
 
 impl Entry {
     const MAGIC: &'static [u8; 8] = b"REINKV01";
+    /// The magic, the identity's sha256 and the number of token ids.
+    const HEADER_BYTES: usize = 48;
+
+    /// The number of token ids an entry's header (its first [`Self::HEADER_BYTES`])
+    /// announces, when it is an entry of `identity`.
+    fn token_count(head: &[u8], identity: &[u8; 32]) -> Result<usize, EntryError> {
+        let mut cursor = Cursor(head);
+        if cursor.take(8)? != Self::MAGIC {
+            return Err(EntryError::Magic);
+        }
+        if cursor.take(32)? != identity {
+            return Err(EntryError::Foreign);
+        }
+        usize::try_from(cursor.word()?).map_err(|_| EntryError::Truncated)
+    }
 
     fn encode(identity: &[u8; 32], tokens: &[TokenId], payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(payload.len() + tokens.len() * 4 + 96);
@@ -353,12 +369,9 @@ impl Entry {
     fn read_tokens(path: &Path, identity: &[u8; 32]) -> Option<Vec<TokenId>> {
         use std::io::Read;
         let mut file = fs::File::open(path).ok()?;
-        let mut head = [0u8; 48];
+        let mut head = [0u8; Self::HEADER_BYTES];
         file.read_exact(&mut head).ok()?;
-        if &head[..8] != Self::MAGIC || &head[8..40] != identity {
-            return None;
-        }
-        let count = usize::try_from(u64::from_le_bytes(head[40..48].try_into().ok()?)).ok()?;
+        let count = Self::token_count(&head, identity).ok()?;
         let length = file.metadata().ok()?.len();
         if count.checked_mul(4)? as u64 > length {
             return None;
@@ -380,13 +393,7 @@ impl Entry {
         expected: &[TokenId],
     ) -> Result<&'b [u8], EntryError> {
         let mut cursor = Cursor(bytes);
-        if cursor.take(8)? != Self::MAGIC {
-            return Err(EntryError::Magic);
-        }
-        if cursor.take(32)? != identity {
-            return Err(EntryError::Foreign);
-        }
-        if cursor.word()? != expected.len() as u64 {
+        if Self::token_count(cursor.take(Self::HEADER_BYTES)?, identity)? != expected.len() {
             return Err(EntryError::OtherTokens);
         }
         let tokens = cursor.take(expected.len() * 4)?;

@@ -533,11 +533,14 @@ impl<'m> Worker<'m> {
                 } else {
                     // No file holds this prefix: start from the saved prefix that
                     // shares the longest start with it, then compute and save the rest.
+                    // The cut stays within the stable prefix: the prompt's last token
+                    // is always evaluated (its logits start the reply).
+                    let prefix = &prompt[..len];
                     let min = (common + 1).max(MIN_PERSISTED_TOKENS);
                     let start = self
                         .prompt_cache
                         .as_ref()
-                        .and_then(|cache| cache.longest_shared_start(&prompt[..len], min));
+                        .and_then(|cache| cache.longest_shared_start(prefix, min));
                     if let Some(start) = start {
                         let whole = prompt.len() + request.max_tokens as usize;
                         self.make_room(seq, 0, whole.min(n_ctx as usize));
@@ -545,9 +548,6 @@ impl<'m> Worker<'m> {
                             cache.load(&mut self.ctx, seq, &start.path, &start.tokens)
                         });
                         cached = if taken { start.tokens } else { Vec::new() };
-                        // Cut to the shared part of the stable prefix: the prompt's
-                        // last token stays outside it (its logits start the reply).
-                        let prefix = &prompt[..len];
                         common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, prefix);
                         loaded = common;
                         shared = 0;
