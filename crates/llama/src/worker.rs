@@ -515,43 +515,36 @@ impl<'m> Worker<'m> {
         let mut save = None;
         if let Some((len, path)) = self.persisted_prefix(&request, &prompt) {
             if common < len {
-                if path.exists() {
+                // The file of this prefix, or else the saved prefix that shares the
+                // longest start with it, loaded and cut to what the two share. The cut
+                // stays within the stable prefix: the prompt's last token is always
+                // evaluated (its logits start the reply).
+                let prefix = &prompt[..len];
+                let exact = path.exists();
+                let source = match exact {
+                    true => Some((path.clone(), prefix.to_vec())),
+                    false => {
+                        let min = (common + 1).max(MIN_PERSISTED_TOKENS);
+                        self.prompt_cache
+                            .as_ref()
+                            .and_then(|cache| cache.longest_shared_start(prefix, min))
+                            .map(|start| (start.path, start.tokens))
+                    }
+                };
+                if let Some((from, tokens)) = source {
                     let whole = prompt.len() + request.max_tokens as usize;
                     self.make_room(seq, 0, whole.min(n_ctx as usize));
-                    if let Some(cache) = &self.prompt_cache {
-                        if cache.load(&mut self.ctx, seq, &path, &prompt[..len]) {
-                            cached = prompt[..len].to_vec();
-                            common = len;
-                            loaded = len;
-                        } else {
-                            cached.clear();
-                            common = 0;
-                            save = Some((len, path));
-                        }
-                        shared = 0;
-                    }
-                } else {
-                    // No file holds this prefix: start from the saved prefix that
-                    // shares the longest start with it, then compute and save the rest.
-                    // The cut stays within the stable prefix: the prompt's last token
-                    // is always evaluated (its logits start the reply).
-                    let prefix = &prompt[..len];
-                    let min = (common + 1).max(MIN_PERSISTED_TOKENS);
-                    let start = self
+                    let taken = self
                         .prompt_cache
                         .as_ref()
-                        .and_then(|cache| cache.longest_shared_start(prefix, min));
-                    if let Some(start) = start {
-                        let whole = prompt.len() + request.max_tokens as usize;
-                        self.make_room(seq, 0, whole.min(n_ctx as usize));
-                        let taken = self.prompt_cache.as_ref().is_some_and(|cache| {
-                            cache.load(&mut self.ctx, seq, &start.path, &start.tokens)
-                        });
-                        cached = if taken { start.tokens } else { Vec::new() };
-                        common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, prefix);
-                        loaded = common;
-                        shared = 0;
-                    }
+                        .is_some_and(|cache| cache.load(&mut self.ctx, seq, &from, &tokens));
+                    cached = if taken { tokens } else { Vec::new() };
+                    common = kv::keep_common_prefix(&mut self.ctx, seq, &mut cached, prefix);
+                    loaded = common;
+                    shared = 0;
+                }
+                // A prefix no file held whole is computed and saved for the next process.
+                if !exact || common < len {
                     save = Some((len, path));
                 }
             }
