@@ -3,7 +3,8 @@
 # compiler and libclang (llama.cpp and its bindings), python3 with pip (model pulls)
 # and venv (the openai client test), a TrueType font (labels of `rein eval` plots), and
 # Node with npm for the pinned MCP reference servers the tests talk to (installed into
-# tests/mcp-servers/node_modules). Does nothing when everything is present.
+# tests/mcp-servers/node_modules), and tmux (the tests drive `rein chat`'s session in a
+# real terminal). Does nothing when everything is present.
 set -euo pipefail
 
 missing=()
@@ -30,6 +31,7 @@ if [ -z "${REIN_FONT:-}" ] && ! has_font; then
 fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The MCP test servers, exactly as package-lock.json pins them; again only when the

@@ -7,7 +7,7 @@ mod progress;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// rein: an agent harness with the language model inside the process.
 #[derive(Parser)]
@@ -22,7 +22,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Answer one prompt with a local model, streaming the reply to stdout.
+    /// Chat with a local model: one prompt (an argument or piped in), or a session at a
+    /// terminal; the reply streams to stdout.
     Chat(commands::chat::ChatArgs),
     /// Let an agent work on a task in a workspace with the built-in tools.
     Run(commands::run::RunArgs),
@@ -42,6 +43,11 @@ enum Command {
     /// List or clear the prompt cache on disk (the KV of system prompts and tools).
     #[command(subcommand)]
     Cache(commands::prompt_cache::CacheCommand),
+    /// Print a shell completion script (e.g. `rein completions bash > ~/.local/share/bash-completion/completions/rein`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
@@ -56,6 +62,10 @@ fn main() -> ExitCode {
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
         Command::Cache(command) => commands::prompt_cache::run(command),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "rein", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

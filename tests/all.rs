@@ -3,6 +3,7 @@
 //! The tiny model must be in the model cache (`rein models pull tiny`; the README's
 //! test command does it).
 
+mod chat_session;
 mod cli;
 mod concurrency;
 mod content_tokens;

@@ -56,6 +56,93 @@ fn chat_accepts_a_path_and_a_system_message() {
     assert!(!stdout(&out).trim().is_empty());
 }
 
+/// Runs `rein chat` on the tiny model with `input` piped to its standard input.
+fn chat_with_stdin(input: &str) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(["chat", "--model", "tiny", "--no-pull", "--temperature", "0"])
+        .args(["--max-tokens", "8"])
+        .env_remove("RUST_LOG")
+        .env("REIN_NO_PROMPT_CACHE", "1")
+        .env("REIN_CONFIG_DIR", crate::support::NO_USER_CONFIG)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rein chat");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write the prompt");
+    drop(stdin);
+    child.wait_with_output().expect("wait for rein chat")
+}
+
+#[test]
+fn chat_takes_a_piped_prompt_and_refuses_an_empty_one() {
+    // Loads a model: one model test at a time.
+    let _model = rein_test_support::model_lock();
+    tiny_model();
+    let piped = chat_with_stdin("Say hi\n");
+    assert!(piped.status.success(), "{}", stderr(&piped));
+    let argument = rein(&[
+        "chat",
+        "--model",
+        "tiny",
+        "--no-pull",
+        "--temperature",
+        "0",
+        "--max-tokens",
+        "8",
+        "Say hi\n",
+    ]);
+    assert!(argument.status.success(), "{}", stderr(&argument));
+    assert!(!stdout(&piped).trim().is_empty());
+    assert_eq!(
+        stdout(&piped),
+        stdout(&argument),
+        "a piped prompt is the same prompt"
+    );
+    let empty = chat_with_stdin("  \n");
+    assert!(!empty.status.success());
+    assert!(stderr(&empty).contains("no prompt"), "{}", stderr(&empty));
+}
+
+#[test]
+fn help_lists_the_values_of_enum_flags_and_completions_cover_four_shells() {
+    let help = stdout(&rein(&["run", "--help"]));
+    for listed in [
+        "[possible values: naive, react, structured, full]",
+        "[possible values: workspace, strict, off]",
+        "[possible values: native, emulated]",
+        "[possible values: f16, q8_0, q4_0]",
+    ] {
+        assert!(help.contains(listed), "missing {listed:?} in\n{help}");
+    }
+    let wrong = rein(&["run", "--profile", "fancy", "a task"]);
+    assert!(!wrong.status.success());
+    let error = stderr(&wrong);
+    assert!(
+        error.contains("invalid value 'fancy'") && error.contains("naive, react, structured, full"),
+        "{error}"
+    );
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = rein(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        // Subcommands are completed, and (but for PowerShell's script, which clap
+        // writes without them) the values of enum flags.
+        let values: &[&str] = if shell == "powershell" {
+            &[]
+        } else {
+            &["structured", "emulated"]
+        };
+        for word in ["chat", "models", "completions"].iter().chain(values) {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let unknown = rein(&["completions", "tcsh"]);
+    assert!(!unknown.status.success());
+}
+
 #[test]
 fn models_path_list_and_inspect() {
     let path = tiny_model();

@@ -1,9 +1,11 @@
 //! `rein chat`: one prompt, prepared and read by the model's own format (as the agent
 //! and the server do), answered with the reply streamed to stdout; with `--tools`,
 //! answered under the tool-call grammar and printed as checked calls (calls written in
-//! the model's own wrappers included).
+//! the model's own wrappers included). Without a prompt it reads one from piped
+//! standard input, or opens a session at a terminal (`chat_session`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
 
 use anyhow::Context;
 use clap::Args;
@@ -18,8 +20,9 @@ use serde_json::json;
 /// Arguments of `rein chat`.
 #[derive(Args)]
 pub struct ChatArgs {
-    /// The prompt.
-    pub prompt: String,
+    /// The prompt. Without one, piped standard input is the prompt; at a terminal an
+    /// interactive session opens (`/help` inside lists its commands).
+    pub prompt: Option<String>,
     /// The model and how it is loaded.
     #[command(flatten)]
     pub model: super::ModelArgs,
@@ -49,7 +52,7 @@ pub struct ChatArgs {
     pub no_parallel_tool_calls: bool,
     /// native (the template renders the tools, when it can) or emulated (tools taught
     /// in the system prompt in the model's own call syntax).
-    #[arg(long, default_value = "native")]
+    #[arg(long, default_value = "native", value_parser = super::choices::TOOL_FORMATS)]
     pub tool_format: String,
     /// Print one JSON object as the last line: {"content": ..., "tool_calls": [...]}.
     #[arg(long)]
@@ -65,57 +68,84 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
         );
     }
     let tool_format: ToolFormat = args.tool_format.parse()?;
-    let tools = load_tools(&args)?;
+    let tools = match &args.tools {
+        Some(file) => Some(load_tools(file)?.1),
+        None => None,
+    };
     let choice: ToolChoice = args.tool_choice.parse().unwrap_or_default();
     if let Some(tools) = &tools {
         tools.check_choice(&choice)?;
-        for (name, report) in tools.reports() {
-            for change in &report.changes {
-                tracing::info!(tool = name, "schema changed: {change}");
-            }
-        }
     }
+    let prompt = match &args.prompt {
+        Some(prompt) => prompt.clone(),
+        None if std::io::stdin().is_terminal() => {
+            return super::chat_session::run(args, choice, tool_format)
+        }
+        None => piped_prompt()?,
+    };
     let path = args.model.resolve()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime
-        .block_on(chat(args, path, tools, choice, tool_format))
+        .block_on(chat(args, prompt, path, tools, choice, tool_format))
         .context("chat failed")
 }
 
-fn load_tools(args: &ChatArgs) -> anyhow::Result<Option<ToolSet>> {
-    let Some(file) = &args.tools else {
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read --tools {}", file.display()))?;
-    let specs: Vec<ToolSpec> = serde_json::from_str(&text)
-        .with_context(|| format!("--tools {}: expected a JSON array of {{\"type\": \"function\", \"function\": {{...}}}} objects", file.display()))?;
-    Ok(Some(ToolSet::prepare(&specs)?))
+/// The prompt piped to standard input; an empty one is an error.
+fn piped_prompt() -> anyhow::Result<String> {
+    let mut prompt = String::new();
+    std::io::stdin()
+        .read_to_string(&mut prompt)
+        .context("cannot read the prompt from standard input")?;
+    if prompt.trim().is_empty() {
+        anyhow::bail!(
+            "no prompt: give one as an argument, pipe it to standard input, or run `rein chat` at a terminal for a session"
+        );
+    }
+    Ok(prompt)
 }
 
-async fn chat(
-    args: ChatArgs,
+/// The tools of a JSON file of OpenAI-style specs, as written and as prepared (schema
+/// changes logged).
+pub(super) fn load_tools(file: &Path) -> anyhow::Result<(Vec<ToolSpec>, ToolSet)> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read tools from {}", file.display()))?;
+    let specs: Vec<ToolSpec> = serde_json::from_str(&text)
+        .with_context(|| format!("{}: expected a JSON array of {{\"type\": \"function\", \"function\": {{...}}}} objects", file.display()))?;
+    let tools = ToolSet::prepare(&specs)?;
+    for (name, report) in tools.reports() {
+        for change in &report.changes {
+            tracing::info!(tool = name, "schema changed: {change}");
+        }
+    }
+    Ok((specs, tools))
+}
+
+/// Loads the model at `path` as the chat's flags ask.
+pub(super) async fn load_model(
+    args: &ChatArgs,
     path: std::path::PathBuf,
-    tools: Option<ToolSet>,
-    choice: ToolChoice,
-    tool_format: ToolFormat,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<LocalModel> {
     let mut config = args.model.engine_config(path, args.ctx, 1)?;
     config.prompt_cache =
         super::prompt_cache::config(!args.model.no_prompt_cache, Some(&args.model.model));
     let engine = Engine::load(config).await?;
-    let model = LocalModel::new(engine)?;
-    let mut messages = Vec::new();
-    if let Some(system) = &args.system {
-        messages.push(Message::system(system.clone()));
-    }
-    messages.push(Message::user(args.prompt.clone()));
+    Ok(LocalModel::new(engine)?)
+}
+
+/// The turn the chat's flags ask for over `messages`.
+pub(super) fn turn_request(
+    args: &ChatArgs,
+    messages: Vec<Message>,
+    tools: Option<Arc<ToolSet>>,
+    choice: &ToolChoice,
+    tool_format: ToolFormat,
+) -> TurnRequest {
     let has_tools = tools.is_some();
     let mut request = TurnRequest::text(messages);
-    request.tools = tools.map(Arc::new);
-    request.choice = choice;
+    request.tools = tools;
+    request.choice = choice.clone();
     request.tool_format = tool_format;
     request.constrained = true;
     request.parallel_calls = !args.no_parallel_tool_calls;
@@ -130,6 +160,25 @@ async fn chat(
         ..Sampling::default()
     };
     request.max_tokens = Some(args.max_tokens);
+    request
+}
+
+async fn chat(
+    args: ChatArgs,
+    prompt: String,
+    path: std::path::PathBuf,
+    tools: Option<ToolSet>,
+    choice: ToolChoice,
+    tool_format: ToolFormat,
+) -> anyhow::Result<()> {
+    let model = load_model(&args, path).await?;
+    let mut messages = Vec::new();
+    if let Some(system) = &args.system {
+        messages.push(Message::system(system.clone()));
+    }
+    messages.push(Message::user(prompt));
+    let has_tools = tools.is_some();
+    let request = turn_request(&args, messages, tools.map(Arc::new), &choice, tool_format);
     let stream_text = !has_tools && !args.json;
     let stdout = std::io::stdout();
     let mut print = |event: ReplyEvent| {
@@ -172,7 +221,7 @@ async fn chat(
 
 /// The reply's checked calls, arguments with the tool's own property names; a call
 /// that was cut, unreadable, unknown or invalid is an error, never printed.
-fn checked_reply(reply: &Reply) -> anyhow::Result<serde_json::Value> {
+pub(super) fn checked_reply(reply: &Reply) -> anyhow::Result<serde_json::Value> {
     for problem in &reply.problems {
         match problem {
             ReplyProblem::Parse(hermes::ParseError::Truncated) => {

@@ -105,13 +105,13 @@ pub struct EvalRunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = super::parse_setting)]
     pub set: Vec<(String, String)>,
     /// The harness profile when it is not the variable.
-    #[arg(long, default_value = "full")]
+    #[arg(long, default_value = "full", value_parser = super::choices::PROFILES)]
     pub profile: String,
-    /// The KV cache type when it is not the variable: f16, q8_0, q4_0.
-    #[arg(long, default_value = "f16")]
+    /// The KV cache type when it is not the variable.
+    #[arg(long, default_value = "f16", value_parser = super::choices::KV_TYPES)]
     pub kv: String,
     /// native or emulated tool calling when it is not the variable.
-    #[arg(long, default_value = "native")]
+    #[arg(long, default_value = "native", value_parser = super::choices::TOOL_FORMATS)]
     pub tool_format: String,
     /// Runs at once (default: what memory allows, at most 2).
     #[arg(long)]
@@ -131,7 +131,7 @@ pub struct EvalRunArgs {
     /// How shell commands are confined: workspace (writes only in the workspace and a
     /// private temporary directory, no network), strict (also reads only the system's
     /// and the toolchains' directories) or off.
-    #[arg(long, env = "REIN_SANDBOX", default_value = "workspace")]
+    #[arg(long, env = "REIN_SANDBOX", default_value = "workspace", value_parser = super::choices::typed::<SandboxMode>(&super::choices::SANDBOX_MODES))]
     pub sandbox: SandboxMode,
     /// Only the first N tasks of each suite (smoke runs).
     #[arg(long)]

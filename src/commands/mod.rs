@@ -6,6 +6,10 @@ pub mod bench_prompt_cache;
 pub mod bench_serve;
 pub mod bench_speculative;
 pub mod chat;
+pub mod chat_input;
+pub mod chat_session;
+pub mod chat_transcript;
+pub mod choices;
 pub mod eval;
 pub mod mcp;
 pub mod models;
@@ -84,8 +88,8 @@ pub struct ModelArgs {
     /// Fail instead of pulling a named model that is not in the cache.
     #[arg(long)]
     pub no_pull: bool,
-    /// KV cache type: f16, q8_0 or q4_0 (quantized types halve or quarter its memory).
-    #[arg(long, default_value = "f16")]
+    /// KV cache type (quantized types halve or quarter its memory).
+    #[arg(long, default_value = "f16", value_parser = choices::typed::<rein_models::KvCacheType>(&choices::KV_TYPES))]
     pub kv: rein_models::KvCacheType,
     /// Do not keep the KV of the system prompt and tools on disk for the next run (or
     /// use it from the last): `rein cache` lists and clears that cache.

@@ -33,8 +33,8 @@ pub enum ModelsCommand {
         /// Tokens of context per session.
         #[arg(long, default_value_t = 4096)]
         ctx: u64,
-        /// KV cache type: f32, f16, q8_0, q4_0.
-        #[arg(long, default_value = "f16")]
+        /// KV cache type.
+        #[arg(long, default_value = "f16", value_parser = super::choices::typed::<KvCacheType>(&super::choices::KV_TYPES_PLANNED))]
         kv: KvCacheType,
         /// Sessions that run at once.
         #[arg(long, default_value_t = 1)]

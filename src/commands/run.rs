@@ -27,8 +27,8 @@ pub struct RunArgs {
     /// The model and how it is loaded.
     #[command(flatten)]
     pub model: super::ModelArgs,
-    /// naive, react, structured or full (docs/profiles.md).
-    #[arg(long, default_value = "full")]
+    /// The harness profile (docs/profiles.md).
+    #[arg(long, default_value = "full", value_parser = super::choices::PROFILES)]
     pub profile: String,
     /// Most model turns.
     #[arg(long, default_value_t = 30)]
@@ -48,8 +48,8 @@ pub struct RunArgs {
     /// Sampling seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u32,
-    /// Tool descriptions for templates without tool support: full or compact.
-    #[arg(long, default_value = "full")]
+    /// Tool descriptions for templates without tool support.
+    #[arg(long, default_value = "full", value_parser = super::choices::DESCRIPTIONS)]
     pub describe: String,
     /// Do not hold the answer for verification after source edits.
     #[arg(long)]
@@ -59,7 +59,7 @@ pub struct RunArgs {
     pub no_parallel_tool_calls: bool,
     /// native (the template renders the tools, when it can) or emulated (tools taught
     /// in the system prompt in the model's own call syntax).
-    #[arg(long, default_value = "native")]
+    #[arg(long, default_value = "native", value_parser = super::choices::TOOL_FORMATS)]
     pub tool_format: String,
     /// Seconds a shell command may run.
     #[arg(long, default_value_t = 60)]
@@ -67,7 +67,7 @@ pub struct RunArgs {
     /// How shell commands are confined: workspace (writes only in the workspace and a
     /// private temporary directory, no network), strict (also reads only the system's
     /// and the toolchains' directories) or off.
-    #[arg(long, env = "REIN_SANDBOX", default_value = "workspace")]
+    #[arg(long, env = "REIN_SANDBOX", default_value = "workspace", value_parser = super::choices::typed::<SandboxMode>(&super::choices::SANDBOX_MODES))]
     pub sandbox: SandboxMode,
     /// Where the JSONL trace goes (default: the cache's rein/traces directory).
     #[arg(long)]
@@ -80,7 +80,7 @@ pub struct RunArgs {
     pub json: bool,
     /// local (the model in this process) or openai (an OpenAI-compatible server at
     /// --base-url; --model names the model there).
-    #[arg(long, default_value = "local")]
+    #[arg(long, default_value = "local", value_parser = super::choices::BACKENDS)]
     pub backend: String,
     /// The OpenAI-compatible API base for --backend openai (`http://host:8080/v1`).
     #[arg(long)]

@@ -51,7 +51,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 4096)]
     pub max_tokens: u32,
     /// native (the template renders the tools, when it can) or emulated.
-    #[arg(long, default_value = "native")]
+    #[arg(long, default_value = "native", value_parser = super::choices::TOOL_FORMATS)]
     pub tool_format: String,
     /// The model name clients see (default: the --model value).
     #[arg(long)]
