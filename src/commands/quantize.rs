@@ -2,23 +2,16 @@
 //! llama.cpp's quantizer, in-process; each file is written under a temporary name,
 //! renamed on success, and described by a `.json` file beside it (what it came from).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rein_llama::QuantizeTarget;
-use rein_models::{file_sha256, GgufInfo, ModelCache};
+use rein_models::{file_sha256, provenance_path, GgufInfo, ModelCache};
 use serde_json::json;
 
 use super::human_bytes;
-
-/// The provenance file written beside a quantized model.
-pub fn provenance_path(model: &Path) -> PathBuf {
-    let mut name = model.as_os_str().to_os_string();
-    name.push(".json");
-    PathBuf::from(name)
-}
 
 /// Whether a GGUF file type holds float (not yet quantized) weights.
 fn is_float(file_type: &str) -> bool {

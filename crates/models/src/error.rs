@@ -77,6 +77,9 @@ pub enum ModelError {
         /// What the hub client said.
         reason: String,
     },
+    /// `rein models rm` of something no cache holds.
+    #[error("`{0}` is not in rein's model caches: `rein models list` shows what they hold (a name, or a path to one of those files); rein removes only files in its caches")]
+    NotCached(String),
     /// The cache directory cannot be determined.
     #[error("cannot find a cache directory: set REIN_MODELS_DIR")]
     NoCacheDir,

