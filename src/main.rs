@@ -35,6 +35,9 @@ enum Command {
     /// Run evaluation suites (A/B across profiles, models, KV types, quantizations)
     /// and write results, a report and plots.
     Eval(commands::eval::EvalArgs),
+    /// Put a workspace back as it was before a `rein run` (files it created, changed or
+    /// deleted); a file changed again since is left alone.
+    Undo(commands::undo::UndoArgs),
     /// Print a run's trace readably.
     Replay(commands::replay::ReplayArgs),
     /// List, pull, locate and inspect models.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Replay(args) => commands::replay::run(args),
+        Command::Undo(args) => commands::undo::run(args),
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
         Command::Cache(command) => commands::prompt_cache::run(command),

@@ -262,6 +262,90 @@ fn models_list_and_rm_cover_named_hub_and_quantized_files() {
     );
 }
 
+/// Runs `rein` with `args` and run records in `runs`.
+fn rein_with_runs(args: &[&str], runs: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("REIN_RUNS_DIR", runs)
+        .output()
+        .expect("run rein")
+}
+
+#[test]
+fn undo_restores_a_recorded_run_and_refuses_a_file_changed_since() {
+    let workspace = tempfile::tempdir().unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    let none = rein_with_runs(&["undo"], runs.path());
+    assert!(!none.status.success());
+    assert!(
+        stderr(&none).contains("no run left to undo"),
+        "{}",
+        stderr(&none)
+    );
+
+    std::fs::write(root.join("a.txt"), "a before\n").unwrap();
+    std::fs::write(root.join("b.txt"), "b before\n").unwrap();
+    std::fs::write(root.join("gone.txt"), "deleted by the run\n").unwrap();
+    let recorder = rein_tools::RunRecorder::start(root, &runs.path().join("run-1")).unwrap();
+    std::fs::write(root.join("a.txt"), "a by the run\n").unwrap();
+    std::fs::write(root.join("b.txt"), "b by the run\n").unwrap();
+    std::fs::remove_file(root.join("gone.txt")).unwrap();
+    std::fs::write(root.join("new.txt"), "made by the run\n").unwrap();
+    recorder.finish().unwrap();
+    // The user edits one of the files after the run.
+    std::fs::write(root.join("b.txt"), "b by the user\n").unwrap();
+
+    let list = rein_with_runs(&["undo", "--list"], runs.path());
+    assert!(
+        stdout(&list).starts_with("run-1  4 file(s)"),
+        "{}",
+        stdout(&list)
+    );
+    let undo = rein_with_runs(&["undo"], runs.path());
+    assert!(
+        !undo.status.success(),
+        "a file was left alone: the exit says so"
+    );
+    let text = stdout(&undo);
+    assert!(
+        text.contains("restored a.txt") && text.contains("restored gone.txt"),
+        "{text}"
+    );
+    assert!(text.contains("removed  new.txt"), "{text}");
+    assert!(
+        text.contains("left     b.txt: changed again since the run"),
+        "{text}"
+    );
+    assert!(
+        stderr(&undo).contains("1 file(s) were left as they are"),
+        "{}",
+        stderr(&undo)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "a before\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("gone.txt")).unwrap(),
+        "deleted by the run\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("b.txt")).unwrap(),
+        "b by the user\n"
+    );
+    assert!(!root.join("new.txt").exists());
+
+    let again = rein_with_runs(&["undo", "run-1"], runs.path());
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("undone already"),
+        "{}",
+        stderr(&again)
+    );
+}
+
 #[test]
 fn models_path_list_and_inspect() {
     let path = tiny_model();

@@ -19,6 +19,7 @@ pub mod replay;
 pub mod run;
 pub mod serve;
 pub mod todo_workspace;
+pub mod undo;
 
 use std::path::PathBuf;
 

@@ -99,6 +99,10 @@ pub struct RunArgs {
     /// query_data, replace_in_files, rules, rule.NAME (e.g. `--set call_example=off`).
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = super::parse_setting)]
     pub settings: Vec<(String, String)>,
+    /// Keep no record for `rein undo` (the workspace's files are saved before each run
+    /// and the pre-images of the files it changes kept; what git ignores is left out).
+    #[arg(long)]
+    pub no_undo: bool,
     /// MCP servers whose tools the run may use.
     #[command(flatten)]
     pub mcp: super::mcp::McpArgs,
@@ -126,11 +130,41 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         args.mcp.mcp_disclosure,
         args.ctx.unwrap_or(8192) as usize,
     );
+    let id = super::undo::run_id(&trace_path);
+    let record = if args.no_undo {
+        None
+    } else {
+        super::undo::start_record(workspace.root(), &id)
+    };
+    let result = execute(&args, workspace, config, trace, servers);
+    // The record is finished whatever the run's outcome: a failed run may have written.
+    let changed = record.and_then(|(recorder, dir)| super::undo::finish_record(recorder, &dir));
+    print_result(&result?, args.json)?;
+    if let Some(record) = changed {
+        eprintln!(
+            "[{} file(s) changed; `rein undo {id}` puts them back]",
+            record.changes.len()
+        );
+    }
+    Ok(())
+}
+
+/// The MCP servers of a run, how their tools are shown, and the context size.
+type Servers = (Vec<rein_mcp::ServerConfig>, Disclosure, usize);
+
+/// Runs the agent on the backend `args` name.
+fn execute(
+    args: &RunArgs,
+    workspace: Workspace,
+    config: RunConfig,
+    trace: TraceWriter,
+    servers: Servers,
+) -> anyhow::Result<RunResult> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let result = match args.backend.as_str() {
+    match args.backend.as_str() {
         "local" => {
             let path = args.model.resolve()?;
             runtime.block_on(async {
@@ -144,17 +178,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 let engine = Engine::load(engine_config).await?;
                 let backend = LocalBackend::new(&engine).await?;
                 run_agent(backend, workspace, config, &args.task, trace, servers).await
-            })?
+            })
         }
         "openai" => {
-            let backend = RemoteBackend::new(remote_settings(&args)?)?;
+            let backend = RemoteBackend::new(remote_settings(args)?)?;
             runtime.block_on(run_agent(
                 backend, workspace, config, &args.task, trace, servers,
-            ))?
+            ))
         }
         other => anyhow::bail!("--backend must be local or openai, got `{other}`"),
-    };
-    print_result(&result, args.json)
+    }
 }
 
 async fn run_agent<B: Backend>(
@@ -163,7 +196,7 @@ async fn run_agent<B: Backend>(
     config: RunConfig,
     task: &str,
     mut trace: TraceWriter,
-    (servers, disclosure, context_tokens): (Vec<rein_mcp::ServerConfig>, Disclosure, usize),
+    (servers, disclosure, context_tokens): Servers,
 ) -> anyhow::Result<RunResult> {
     let hub = super::mcp::start(servers, workspace.root(), &mut trace).await;
     let mut registry = Registry::builtin();
