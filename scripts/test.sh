@@ -15,6 +15,8 @@ cargo build --release --locked --bin rein
 scripts/fetch-fixtures.sh
 scripts/setup-python.sh
 cargo fmt --all --check
+# Linux-only code (the shell's sandbox) stays behind cfg(target_os = "linux").
+scripts/check-linux-gating.sh
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --release --locked --workspace --all-targets -- -D warnings
 # Tests run in parallel; tests that load a model use every core (llama.cpp with OpenMP

@@ -17,7 +17,12 @@ mod registry;
 mod run_record;
 mod run_state;
 mod sandbox;
+#[cfg(target_os = "linux")]
+mod sandbox_landlock;
+#[cfg(target_os = "linux")]
 mod sandbox_mounts;
+#[cfg(not(target_os = "linux"))]
+mod sandbox_unconfined;
 mod similar_files;
 mod text;
 mod tool;

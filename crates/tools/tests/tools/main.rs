@@ -6,6 +6,7 @@ mod edit_file;
 mod list_dir;
 mod read_file;
 mod registry;
+#[cfg(target_os = "linux")]
 mod sandbox;
 mod search;
 mod shell;
