@@ -2,12 +2,13 @@
 //! traces, and manage models.
 
 mod commands;
+mod config;
 mod logging;
 mod progress;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// rein: an agent harness with the language model inside the process.
 #[derive(Parser)]
@@ -46,6 +47,10 @@ enum Command {
     /// List or clear the prompt cache on disk (the KV of system prompts and tools).
     #[command(subcommand)]
     Cache(commands::prompt_cache::CacheCommand),
+    /// The settings of a command as rein.toml files, the environment and the built-in
+    /// defaults resolve them.
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// Print a shell completion script (e.g. `rein completions bash > ~/.local/share/bash-completion/completions/rein`).
     Completions {
         /// The shell.
@@ -53,8 +58,33 @@ enum Command {
     },
 }
 
+/// `rein config` subcommands.
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Each flag of a command with its value and where the value comes from (a
+    /// rein.toml file and table, an environment variable, or the default); flags given
+    /// on a command line override all of these.
+    Show {
+        /// The command, e.g. `run`, `serve`, `bench reuse`.
+        #[arg(default_value = "run", num_args = 1..)]
+        command: Vec<String>,
+    },
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let files = config::files(commands::mcp::user_config_dir().as_deref());
+    let mut definition = Cli::command();
+    let applied = match config::apply(&mut definition, &files) {
+        Ok(applied) => applied,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cli = match Cli::from_arg_matches(&definition.clone().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     logging::init(cli.verbose);
     let result = match cli.command {
         Command::Chat(args) => commands::chat::run(args),
@@ -66,6 +96,9 @@ fn main() -> ExitCode {
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
         Command::Cache(command) => commands::prompt_cache::run(command),
+        Command::Config(ConfigCommand::Show { command }) => {
+            show_config(&definition, &command.join(" "), &files, &applied)
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "rein", &mut std::io::stdout());
             Ok(())
@@ -78,4 +111,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Prints `rein config show`.
+fn show_config(
+    definition: &clap::Command,
+    command: &str,
+    files: &[std::path::PathBuf],
+    applied: &config::Applied,
+) -> anyhow::Result<()> {
+    for file in files {
+        let state = if file.is_file() { "read" } else { "none" };
+        println!("# {} ({state})", file.display());
+    }
+    for line in config::show(definition, command, applied)? {
+        println!("{line}");
+    }
+    Ok(())
 }

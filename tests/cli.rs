@@ -346,6 +346,122 @@ fn undo_restores_a_recorded_run_and_refuses_a_file_changed_since() {
     );
 }
 
+/// Runs `rein` with `args` in `cwd`, the user's configuration in `user`.
+fn rein_configured(
+    args: &[&str],
+    cwd: &std::path::Path,
+    user: &std::path::Path,
+) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_LOG")
+        .env_remove("REIN_SANDBOX")
+        .env("REIN_CONFIG_DIR", user)
+        .output()
+        .expect("run rein")
+}
+
+#[test]
+fn rein_toml_settings_are_defaults_that_flags_and_the_environment_override() {
+    tiny_model();
+    let user = tempfile::tempdir().unwrap();
+    let here = tempfile::tempdir().unwrap();
+    std::fs::write(
+        user.path().join("rein.toml"),
+        "[defaults]\nmodel = \"tiny\"\n\n[run]\nmax-turns = 7\nprofile = \"structured\"\n\n[models.inspect]\nctx = 1024\n",
+    )
+    .unwrap();
+    std::fs::write(
+        here.path().join("rein.toml"),
+        "[run]\nmax_turns = 9\n\n[models.inspect]\nctx = 2048\n\n[mcp.servers.notes]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+    )
+    .unwrap();
+    let show = rein_configured(&["config", "show", "run"], here.path(), user.path());
+    assert!(show.status.success(), "{}", stderr(&show));
+    let text = stdout(&show);
+    let row = |flag: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{flag} ")))
+            .unwrap_or_else(|| panic!("no {flag} in\n{text}"))
+            .to_string()
+    };
+    // The current directory's file wins over the user's; [defaults] reaches every command.
+    assert!(
+        row("max-turns").contains(" 9 ") && row("max-turns").contains("[run]"),
+        "{text}"
+    );
+    assert!(
+        row("profile").contains("structured")
+            && row("profile").contains(&user.path().display().to_string()),
+        "{text}"
+    );
+    assert!(
+        row("model").contains("tiny") && row("model").contains("[defaults]"),
+        "{text}"
+    );
+    assert!(row("temperature").ends_with("default"), "{text}");
+    let mut with_env = std::process::Command::new(env!("CARGO_BIN_EXE_rein"));
+    with_env
+        .args(["config", "show", "run"])
+        .current_dir(here.path())
+        .env("REIN_CONFIG_DIR", user.path())
+        .env("REIN_SANDBOX", "off");
+    let text = stdout(&with_env.output().unwrap());
+    assert!(text.contains("environment REIN_SANDBOX"), "{text}");
+
+    // A real command takes the file's value, and a flag overrides it.
+    let inspect = rein_configured(&["models", "inspect", "tiny"], here.path(), user.path());
+    assert!(
+        stdout(&inspect).contains("1 sessions of 2048 tokens"),
+        "{}",
+        stdout(&inspect)
+    );
+    let flagged = rein_configured(
+        &["models", "inspect", "tiny", "--ctx", "512"],
+        here.path(),
+        user.path(),
+    );
+    assert!(
+        stdout(&flagged).contains("1 sessions of 512 tokens"),
+        "{}",
+        stdout(&flagged)
+    );
+
+    // An unknown key names itself, the file and the nearest valid key; a bad value is
+    // refused with the values there are.
+    std::fs::write(here.path().join("rein.toml"), "[run]\nmax_turn = 3\n").unwrap();
+    let unknown = rein_configured(&["config", "show"], here.path(), user.path());
+    assert!(!unknown.status.success());
+    let error = stderr(&unknown);
+    assert!(
+        error.contains("unknown setting `max_turn` in [run]")
+            && error.contains(&here.path().join("rein.toml").display().to_string())
+            && error.contains("the nearest valid key is `max-turns`"),
+        "{error}"
+    );
+    std::fs::write(
+        here.path().join("rein.toml"),
+        "[run]\nprofile = \"fancy\"\n",
+    )
+    .unwrap();
+    let bad = rein_configured(&["config", "show"], here.path(), user.path());
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("`profile` in [run]")
+            && stderr(&bad).contains("naive, react, structured, full"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::write(here.path().join("rein.toml"), "[rn]\nprofile = \"full\"\n").unwrap();
+    let table = rein_configured(&["config", "show"], here.path(), user.path());
+    assert!(
+        stderr(&table).contains("unknown table `[rn]`; the nearest valid key is `run`"),
+        "{}",
+        stderr(&table)
+    );
+}
+
 #[test]
 fn models_path_list_and_inspect() {
     let path = tiny_model();
