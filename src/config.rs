@@ -311,8 +311,19 @@ fn nearest(key: &str, names: &[String]) -> String {
         .unwrap_or_default()
 }
 
-/// The lines of `rein config show COMMAND`: each flag's value and where it comes from.
-pub fn show(root: &Command, path: &str, applied: &Applied) -> anyhow::Result<Vec<String>> {
+/// A flag's resolved value and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Resolved {
+    /// The flag's long name.
+    pub flag: String,
+    /// Its value (values joined by `, `; `(none)` when it has none).
+    pub value: String,
+    /// `default`, `environment VAR`, or `FILE [table]`.
+    pub source: String,
+}
+
+/// What `rein config show COMMAND` prints: each flag's value and where it comes from.
+pub fn show(root: &Command, path: &str, applied: &Applied) -> anyhow::Result<Vec<Resolved>> {
     let names: Vec<&str> = path.split_whitespace().collect();
     let command = find(root, &names).with_context(|| format!("no command `rein {path}`"))?;
     let mut lines = Vec::new();
@@ -345,7 +356,11 @@ pub fn show(root: &Command, path: &str, applied: &Applied) -> anyhow::Result<Vec
             };
             (value, "default".to_string())
         };
-        lines.push(format!("{long:<22} {value:<24} {source}"));
+        lines.push(Resolved {
+            flag: long.to_string(),
+            value,
+            source,
+        });
     }
     Ok(lines)
 }

@@ -68,6 +68,10 @@ enum ConfigCommand {
         /// The command, e.g. `run`, `serve`, `bench reuse`.
         #[arg(default_value = "run", num_args = 1..)]
         command: Vec<String>,
+        /// One JSON object: {"files": [{"path", "read"}], "settings": [{"flag", "value",
+        /// "source"}]}.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -96,8 +100,8 @@ fn main() -> ExitCode {
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
         Command::Cache(command) => commands::prompt_cache::run(command),
-        Command::Config(ConfigCommand::Show { command }) => {
-            show_config(&definition, &command.join(" "), &files, &applied)
+        Command::Config(ConfigCommand::Show { command, json }) => {
+            show_config(&definition, &command.join(" "), &files, &applied, json)
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "rein", &mut std::io::stdout());
@@ -119,13 +123,29 @@ fn show_config(
     command: &str,
     files: &[std::path::PathBuf],
     applied: &config::Applied,
+    json: bool,
 ) -> anyhow::Result<()> {
+    let settings = config::show(definition, command, applied)?;
+    if json {
+        let files: Vec<serde_json::Value> = files
+            .iter()
+            .map(|f| serde_json::json!({"path": f.display().to_string(), "read": f.is_file()}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"files": files, "settings": settings})
+        );
+        return Ok(());
+    }
     for file in files {
         let state = if file.is_file() { "read" } else { "none" };
         println!("# {} ({state})", file.display());
     }
-    for line in config::show(definition, command, applied)? {
-        println!("{line}");
+    for setting in settings {
+        println!(
+            "{:<22} {:<24} {}",
+            setting.flag, setting.value, setting.source
+        );
     }
     Ok(())
 }

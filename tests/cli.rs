@@ -218,6 +218,27 @@ fn models_list_and_rm_cover_named_hub_and_quantized_files() {
         hub.contains("from the hub") && hub.contains("UTC"),
         "{text}"
     );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&rein_on_caches(
+        &["models", "list", "--json"],
+        &models,
+        &hf_home,
+    )))
+    .unwrap();
+    let kind = |name: &str| {
+        json["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .map(|m| m["kind"].as_str().unwrap_or_default().to_string())
+    };
+    assert_eq!(kind("tiny").as_deref(), Some("named"), "{json}");
+    assert_eq!(kind("tiny.q8_0").as_deref(), Some("quantized"), "{json}");
+    assert_eq!(
+        kind("hf:someone/toy-GGUF/toy.gguf").as_deref(),
+        Some("hub"),
+        "{json}"
+    );
 
     // Removal: a hub file and its blob, a copy and its record, a named model by name.
     let rm = rein_on_caches(
@@ -297,6 +318,13 @@ fn undo_restores_a_recorded_run_and_refuses_a_file_changed_since() {
     // The user edits one of the files after the run.
     std::fs::write(root.join("b.txt"), "b by the user\n").unwrap();
 
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&rein_with_runs(
+        &["undo", "--list", "--json"],
+        runs.path(),
+    )))
+    .unwrap();
+    assert_eq!(listed["runs"][0]["run"], "run-1", "{listed}");
+    assert_eq!(listed["runs"][0]["files"], 4, "{listed}");
     let list = rein_with_runs(&["undo", "--list"], runs.path());
     assert!(
         stdout(&list).starts_with("run-1  4 file(s)"),
@@ -401,6 +429,21 @@ fn rein_toml_settings_are_defaults_that_flags_and_the_environment_override() {
         "{text}"
     );
     assert!(row("temperature").ends_with("default"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&rein_configured(
+        &["config", "show", "run", "--json"],
+        here.path(),
+        user.path(),
+    )))
+    .unwrap();
+    let max_turns = json["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["flag"] == "max-turns")
+        .cloned()
+        .unwrap();
+    assert_eq!(max_turns["value"], "9", "{json}");
+    assert_eq!(json["files"][1]["read"], true, "{json}");
     let mut with_env = std::process::Command::new(env!("CARGO_BIN_EXE_rein"));
     with_env
         .args(["config", "show", "run"])

@@ -14,7 +14,12 @@ use crate::progress::BarProgress;
 pub enum ModelsCommand {
     /// The models rein knows by name and whether each is pulled, then every other model
     /// file in its caches (quantized copies, hub files), with size and last use.
-    List,
+    List {
+        /// One JSON object: {"cache", "models": [{"name", "kind", "path", "bytes",
+        /// "last_used", …}]}, named models not pulled included (`"pulled": false`).
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove a model from the caches: a name `rein models list` shows, or a path to
     /// one of those files (a quantized copy's provenance record and a hub file's blob
     /// go with it).
@@ -133,6 +138,54 @@ fn list(manifest: &Manifest, cache: &ModelCache) {
     }
 }
 
+/// `rein models list --json`.
+fn list_json(manifest: &Manifest, cache: &ModelCache) -> serde_json::Value {
+    let models = caches(manifest, cache).list();
+    let mut rows = Vec::new();
+    for entry in manifest.entries() {
+        let found = models.iter().find(|m| m.name == entry.name);
+        rows.push(serde_json::json!({
+            "name": entry.name,
+            "kind": "named",
+            "pulled": found.is_some(),
+            "path": cache.path_for(entry).display().to_string(),
+            "bytes": entry.size,
+            "description": entry.description,
+            "last_used": found.and_then(|m| m.last_used),
+        }));
+    }
+    for model in models
+        .iter()
+        .filter(|m| !matches!(m.kind, CachedKind::Named(_)))
+    {
+        let mut row = serde_json::json!({
+            "name": model.name,
+            "path": model.path.display().to_string(),
+            "bytes": model.size,
+            "last_used": model.last_used,
+        });
+        match &model.kind {
+            CachedKind::Quantized {
+                quant,
+                source,
+                requantized,
+            } => {
+                row["kind"] = "quantized".into();
+                row["quant"] = quant.clone().into();
+                row["source"] = source.clone().into();
+                row["requantized"] = (*requantized).into();
+            }
+            CachedKind::Hub(source) => {
+                row["kind"] = "hub".into();
+                row["source"] = source.to_string().into();
+            }
+            _ => row["kind"] = "other".into(),
+        }
+        rows.push(row);
+    }
+    serde_json::json!({"cache": cache.dir().display().to_string(), "models": rows})
+}
+
 /// A last use as a UTC date and time, or `never`.
 fn when(seconds: Option<u64>) -> String {
     seconds
@@ -148,7 +201,8 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
     let manifest = Manifest::embedded()?;
     let cache = ModelCache::from_env()?;
     match command {
-        ModelsCommand::List => list(&manifest, &cache),
+        ModelsCommand::List { json: false } => list(&manifest, &cache),
+        ModelsCommand::List { json: true } => println!("{}", list_json(&manifest, &cache)),
         ModelsCommand::Rm { model } => {
             let removed = caches(&manifest, &cache).remove(&model)?;
             for path in removed {

@@ -13,7 +13,11 @@ use super::human_bytes;
 #[derive(Subcommand)]
 pub enum CacheCommand {
     /// The cached prompt prefixes, most recently used first, and their total size.
-    List,
+    List {
+        /// One JSON object: {"dir", "entries": [{"path", "bytes", "used_s_ago"}], "bytes"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove every cached prompt prefix.
     Clear,
 }
@@ -69,10 +73,27 @@ pub fn config(enabled: bool, model: Option<&str>) -> Option<PromptCacheConfig> {
 pub fn run(command: CacheCommand) -> anyhow::Result<()> {
     let dir = cache_dir()?;
     match command {
-        CacheCommand::List => {
+        CacheCommand::List { json } => {
             let entries = rein_llama::list_prompt_cache(&dir)
                 .with_context(|| format!("cannot read {}", dir.display()))?;
             let total: u64 = entries.iter().map(|e| e.bytes).sum();
+            if json {
+                let entries: Vec<serde_json::Value> = entries
+                    .iter()
+                    .map(|e| {
+                        serde_json::json!({
+                            "path": e.path.display().to_string(),
+                            "bytes": e.bytes,
+                            "used_s_ago": e.used.elapsed().map(|d| d.as_secs()).unwrap_or(0),
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::json!({"dir": dir.display().to_string(), "entries": entries, "bytes": total})
+                );
+                return Ok(());
+            }
             for entry in &entries {
                 let age = entry
                     .used

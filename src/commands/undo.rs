@@ -17,6 +17,10 @@ pub struct UndoArgs {
     /// List the runs that can be undone, newest first, instead.
     #[arg(long)]
     pub list: bool,
+    /// One JSON object: {"run", "workspace", "restored", "removed", "left": [{"path",
+    /// "why"}]}, or with --list {"runs": [{"run", "workspace", "files"}]}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Where run records live: `REIN_RUNS_DIR`, else `rein/runs` in the user's cache.
@@ -102,6 +106,20 @@ pub fn finish_record(recorder: RunRecorder, dir: &Path) -> Option<RunRecord> {
 /// Runs `rein undo`.
 pub fn run(args: UndoArgs) -> anyhow::Result<()> {
     let runs = runs_dir()?;
+    if args.list && args.json {
+        let runs: Vec<serde_json::Value> = undoable(&runs)
+            .into_iter()
+            .map(|(id, record)| {
+                serde_json::json!({
+                    "run": id,
+                    "workspace": record.workspace.display().to_string(),
+                    "files": record.changes.len(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::json!({ "runs": runs }));
+        return Ok(());
+    }
     if args.list {
         for (id, record) in undoable(&runs) {
             println!(
@@ -130,15 +148,34 @@ pub fn run(args: UndoArgs) -> anyhow::Result<()> {
         );
     }
     let record = RunRecord::read(&dir)?;
-    println!("undoing run {id} in {}", record.workspace.display());
+    if !args.json {
+        println!("undoing run {id} in {}", record.workspace.display());
+    }
     let report = rein_tools::undo(&dir)?;
-    for path in &report.restored {
+    if args.json {
+        let left: Vec<serde_json::Value> = report
+            .refused
+            .iter()
+            .map(|(path, why)| serde_json::json!({"path": path, "why": why}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "run": id,
+                "workspace": record.workspace.display().to_string(),
+                "restored": report.restored,
+                "removed": report.removed,
+                "left": left,
+            })
+        );
+    }
+    for path in report.restored.iter().filter(|_| !args.json) {
         println!("restored {path}");
     }
-    for path in &report.removed {
+    for path in report.removed.iter().filter(|_| !args.json) {
         println!("removed  {path}");
     }
-    for (path, why) in &report.refused {
+    for (path, why) in report.refused.iter().filter(|_| !args.json) {
         println!("left     {path}: {why}");
     }
     if !report.refused.is_empty() {
