@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::support::{rein, stderr, stdout, tiny_model};
+use crate::support::{rein, rein_command, stderr, stdout, tiny_model};
 
 #[test]
 fn chat_streams_a_reply_and_is_reproducible_with_a_seed() {
@@ -58,11 +58,10 @@ fn chat_accepts_a_path_and_a_system_message() {
 
 /// Runs `rein chat` on the tiny model with `input` piped to its standard input.
 fn chat_with_stdin(input: &str) -> std::process::Output {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rein"))
+    use std::process::Stdio;
+    let mut child = rein_command()
         .args(["chat", "--model", "tiny", "--no-pull", "--temperature", "0"])
         .args(["--max-tokens", "8"])
-        .env_remove("RUST_LOG")
         .env("REIN_NO_PROMPT_CACHE", "1")
         .env("REIN_CONFIG_DIR", crate::support::NO_USER_CONFIG)
         .stdin(Stdio::piped())
@@ -149,9 +148,8 @@ fn rein_on_caches(
     models: &std::path::Path,
     hf_home: &std::path::Path,
 ) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+    rein_command()
         .args(args)
-        .env_remove("RUST_LOG")
         .env("REIN_MODELS_DIR", models)
         .env("HF_HOME", hf_home)
         .env("HF_HUB_OFFLINE", "1")
@@ -285,9 +283,8 @@ fn models_list_and_rm_cover_named_hub_and_quantized_files() {
 
 /// Runs `rein` with `args` and run records in `runs`.
 fn rein_with_runs(args: &[&str], runs: &std::path::Path) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+    rein_command()
         .args(args)
-        .env_remove("RUST_LOG")
         .env("REIN_RUNS_DIR", runs)
         .output()
         .expect("run rein")
@@ -380,10 +377,9 @@ fn rein_configured(
     cwd: &std::path::Path,
     user: &std::path::Path,
 ) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rein"))
+    rein_command()
         .args(args)
         .current_dir(cwd)
-        .env_remove("RUST_LOG")
         .env_remove("REIN_SANDBOX")
         .env("REIN_CONFIG_DIR", user)
         .output()
@@ -444,7 +440,7 @@ fn rein_toml_settings_are_defaults_that_flags_and_the_environment_override() {
         .unwrap();
     assert_eq!(max_turns["value"], "9", "{json}");
     assert_eq!(json["files"][1]["read"], true, "{json}");
-    let mut with_env = std::process::Command::new(env!("CARGO_BIN_EXE_rein"));
+    let mut with_env = rein_command();
     with_env
         .args(["config", "show", "run"])
         .current_dir(here.path())

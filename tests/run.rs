@@ -117,11 +117,11 @@ fn run_refuses_bad_settings_with_one_line_errors() {
     for (args, expected) in [
         (
             vec!["run", "--profile", "clever", "x"],
-            "unknown profile `clever`",
+            "invalid value 'clever' for '--profile <PROFILE>'",
         ),
         (
             vec!["run", "--describe", "short", "x"],
-            "--describe must be full or compact",
+            "invalid value 'short' for '--describe <DESCRIBE>'",
         ),
         (
             vec![

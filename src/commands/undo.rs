@@ -67,23 +67,33 @@ pub fn start_record(root: &Path, id: &str) -> Option<(RunRecorder, PathBuf)> {
     }
 }
 
-/// A record without its `record.json` a day after it was started belongs to a run that
-/// was killed: its saved contents are removed.
+/// Records kept; older ones are removed when a run starts.
+const KEPT_RECORDS: usize = 100;
+
+/// Removes what no undo will need: a record without its `record.json` a day after it was
+/// started (its run was killed), and records beyond the newest [`KEPT_RECORDS`].
 fn remove_abandoned(runs: &Path) {
     const ABANDONED: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
     let Ok(entries) = std::fs::read_dir(runs) else {
         return;
     };
+    let mut complete = Vec::new();
     for entry in entries.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
+        let modified = entry.metadata().and_then(|m| m.modified()).ok();
+        if entry.path().join("record.json").exists() {
+            complete.push((modified, entry.path()));
+            continue;
+        }
+        let old = modified
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > ABANDONED);
-        if old && !entry.path().join("record.json").exists() {
+        if old {
             let _ = std::fs::remove_dir_all(entry.path());
         }
+    }
+    complete.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    for (_, path) in complete.into_iter().skip(KEPT_RECORDS) {
+        let _ = std::fs::remove_dir_all(path);
     }
 }
 

@@ -62,6 +62,13 @@ pub fn fixed_runner(variable: &str, default: u32, max_shrink_iters: u32) -> (Tes
 /// A configuration directory that does not exist: tests see no user `rein.toml`.
 pub const NO_USER_CONFIG: &str = "/nonexistent/rein-test-config";
 
+/// The `rein` binary as a command with quiet logs, for tests that set its environment.
+pub fn rein_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rein"));
+    command.env_remove("RUST_LOG");
+    command
+}
+
 /// Runs the `rein` binary with `args`, quiet logs.
 pub fn rein(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rein"))
