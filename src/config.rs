@@ -246,14 +246,10 @@ fn values(
             "{}: `{key}` in [{table}] takes one value, not a list",
             file.display()
         ),
-        (toml::Value::Boolean(_), ArgAction::SetTrue | ArgAction::SetFalse) => {
-            Ok(vec![text(value)?])
-        }
-        (_, ArgAction::SetTrue | ArgAction::SetFalse) => anyhow::bail!(
+        (_, ArgAction::SetTrue | ArgAction::SetFalse) if !value.is_bool() => anyhow::bail!(
             "{}: `{key}` in [{table}] is a switch: true or false",
             file.display()
         ),
-        (_, ArgAction::Count) => Ok(vec![text(value)?]),
         _ => Ok(vec![text(value)?]),
     }
 }

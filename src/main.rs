@@ -85,7 +85,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let cli = match Cli::from_arg_matches(&definition.clone().get_matches()) {
+    let cli = match Cli::from_arg_matches(&definition.get_matches_mut()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };

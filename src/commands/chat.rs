@@ -14,7 +14,9 @@ use std::sync::Arc;
 use rein_engine::{Backend, ReadMode, ReplyEvent, Sampling, SessionSource, TurnRequest};
 use rein_format::{hermes, CallCheck, Reply, ReplyProblem, ToolChoice, ToolFormat, ToolSet};
 use rein_llama::{Engine, LocalModel};
-use rein_protocol::{Message, ToolSpec};
+use rein_protocol::{FunctionCall, Message, ToolCall, ToolSpec};
+
+use super::chat_transcript::Conversation;
 use serde_json::json;
 
 /// Arguments of `rein chat`.
@@ -68,21 +70,19 @@ pub fn run(args: ChatArgs) -> anyhow::Result<()> {
         );
     }
     let tool_format: ToolFormat = args.tool_format.parse()?;
-    let tools = match &args.tools {
-        Some(file) => Some(load_tools(file)?.1),
-        None => None,
-    };
+    let tools = args.tools.as_deref().map(load_tools).transpose()?;
     let choice: ToolChoice = args.tool_choice.parse().unwrap_or_default();
-    if let Some(tools) = &tools {
+    if let Some((_, tools)) = &tools {
         tools.check_choice(&choice)?;
     }
     let prompt = match &args.prompt {
         Some(prompt) => prompt.clone(),
         None if std::io::stdin().is_terminal() => {
-            return super::chat_session::run(args, choice, tool_format)
+            return super::chat_session::run(args, tools, choice, tool_format)
         }
         None => piped_prompt()?,
     };
+    let tools = tools.map(|(_, tools)| tools);
     let path = args.model.resolve()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -106,13 +106,17 @@ fn piped_prompt() -> anyhow::Result<String> {
     Ok(prompt)
 }
 
-/// The tools of a JSON file of OpenAI-style specs, as written and as prepared (schema
-/// changes logged).
+/// The tools of a JSON file of OpenAI-style specs, as written and as prepared.
 pub(super) fn load_tools(file: &Path) -> anyhow::Result<(Vec<ToolSpec>, ToolSet)> {
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("cannot read tools from {}", file.display()))?;
     let specs: Vec<ToolSpec> = serde_json::from_str(&text)
         .with_context(|| format!("{}: expected a JSON array of {{\"type\": \"function\", \"function\": {{...}}}} objects", file.display()))?;
+    prepare_tools(specs)
+}
+
+/// `specs` as written and as prepared for the grammar (schema changes logged).
+pub(super) fn prepare_tools(specs: Vec<ToolSpec>) -> anyhow::Result<(Vec<ToolSpec>, ToolSet)> {
     let tools = ToolSet::prepare(&specs)?;
     for (name, report) in tools.reports() {
         for change in &report.changes {
@@ -172,13 +176,19 @@ async fn chat(
     tool_format: ToolFormat,
 ) -> anyhow::Result<()> {
     let model = load_model(&args, path).await?;
-    let mut messages = Vec::new();
-    if let Some(system) = &args.system {
-        messages.push(Message::system(system.clone()));
-    }
-    messages.push(Message::user(prompt));
+    let conversation = Conversation {
+        system: args.system.clone(),
+        messages: vec![Message::user(prompt)],
+        tools: Vec::new(),
+    };
     let has_tools = tools.is_some();
-    let request = turn_request(&args, messages, tools.map(Arc::new), &choice, tool_format);
+    let request = turn_request(
+        &args,
+        conversation.request_messages(),
+        tools.map(Arc::new),
+        &choice,
+        tool_format,
+    );
     let stream_text = !has_tools && !args.json;
     let stdout = std::io::stdout();
     let mut print = |event: ReplyEvent| {
@@ -204,24 +214,36 @@ async fn chat(
     let reply = if has_tools {
         checked_reply(&completion.reply)?
     } else {
-        json!({"content": completion.text, "tool_calls": []})
+        Message::assistant(completion.text)
     };
     if args.json {
-        println!("{reply}");
+        let calls: Vec<serde_json::Value> = reply.tool_calls.iter().map(call_json).collect();
+        println!("{}", json!({"content": reply.content, "tool_calls": calls}));
     } else {
-        if let Some(content) = reply["content"].as_str() {
-            println!("{content}");
-        }
-        for call in reply["tool_calls"].as_array().into_iter().flatten() {
-            println!("{call}");
-        }
+        print_reply(&reply);
     }
     Ok(())
 }
 
-/// The reply's checked calls, arguments with the tool's own property names; a call
-/// that was cut, unreadable, unknown or invalid is an error, never printed.
-pub(super) fn checked_reply(reply: &Reply) -> anyhow::Result<serde_json::Value> {
+/// A call as `rein chat` prints it: `{"name", "arguments"}`.
+pub(super) fn call_json(call: &ToolCall) -> serde_json::Value {
+    json!({"name": call.function.name, "arguments": call.function.arguments})
+}
+
+/// Prints a reply that was not streamed: its text, then each call on a line of JSON.
+pub(super) fn print_reply(reply: &Message) {
+    if let Some(content) = &reply.content {
+        println!("{content}");
+    }
+    for call in &reply.tool_calls {
+        println!("{}", call_json(call));
+    }
+}
+
+/// The reply as the model's message, its calls checked, arguments with the tool's own
+/// property names; a call that was cut, unreadable, unknown or invalid is an error,
+/// never printed.
+pub(super) fn checked_reply(reply: &Reply) -> anyhow::Result<Message> {
     for problem in &reply.problems {
         match problem {
             ReplyProblem::Parse(hermes::ParseError::Truncated) => {
@@ -243,7 +265,18 @@ pub(super) fn checked_reply(reply: &Reply) -> anyhow::Result<serde_json::Value> 
                 anyhow::bail!("the call of `{}` does not validate: {error}", call.name)
             }
         }
-        calls.push(json!({"name": call.name, "arguments": call.arguments}));
+        calls.push(ToolCall {
+            id: None,
+            kind: "function".to_string(),
+            function: FunctionCall {
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            },
+        });
     }
-    Ok(json!({"content": reply.content, "tool_calls": calls}))
+    Ok(Message {
+        content: reply.content.clone(),
+        tool_calls: calls,
+        ..Message::assistant("")
+    })
 }

@@ -13,12 +13,14 @@ use anyhow::Context;
 use rein_engine::{Backend, BackendError, Completion, ReplyEvent, SessionSource};
 use rein_format::{ToolChoice, ToolFormat, ToolSet};
 use rein_llama::{LocalBackend, LocalModel};
-use rein_protocol::{FunctionCall, Message, ToolCall};
+use rein_protocol::{Message, ToolSpec};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{Config, Editor};
 
-use super::chat::{checked_reply, load_model, load_tools, turn_request, ChatArgs};
+use super::chat::{
+    checked_reply, load_model, load_tools, prepare_tools, print_reply, turn_request, ChatArgs,
+};
 use super::chat_input::{help, parse, ChatHelper, Command, Input};
 use super::chat_transcript::Conversation;
 
@@ -29,31 +31,31 @@ const PROMPT: &str = ">>> ";
 const HISTORY_ENTRIES: usize = 1000;
 
 /// Runs the interactive session until Ctrl-D or `/bye`.
-pub fn run(mut args: ChatArgs, choice: ToolChoice, tool_format: ToolFormat) -> anyhow::Result<()> {
+/// `tools` are those of `--tools`, as written and as prepared, the choice checked
+/// against them.
+pub fn run(
+    mut args: ChatArgs,
+    tools: Option<(Vec<ToolSpec>, ToolSet)>,
+    choice: ToolChoice,
+    tool_format: ToolFormat,
+) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut conversation = Conversation {
-        system: args.system.clone(),
-        ..Conversation::default()
-    };
-    let mut tools = None;
-    if let Some(file) = &args.tools {
-        let (specs, set) = load_tools(file)?;
-        conversation.tools = specs;
-        tools = Some(Arc::new(set));
-    }
-    let path = args.model.resolve()?;
-    let loaded = runtime.block_on(Loaded::open(&args, path))?;
+    let loaded = runtime.block_on(Loaded::open(&args))?;
     let mut session = ChatSession {
         loaded: Some(loaded),
-        conversation,
-        tools,
+        conversation: Conversation {
+            system: args.system.clone(),
+            ..Conversation::default()
+        },
+        tools: None,
         choice,
         tool_format,
         last: None,
         totals: Totals::default(),
     };
+    session.offer(tools);
     let config = Config::builder()
         .auto_add_history(true)
         .max_history_size(HISTORY_ENTRIES)?
@@ -122,8 +124,9 @@ struct Loaded {
 }
 
 impl Loaded {
-    async fn open(args: &ChatArgs, path: PathBuf) -> anyhow::Result<Self> {
-        let model = load_model(args, path).await?;
+    /// Resolves and loads `args`' model and opens a conversation on it.
+    async fn open(args: &ChatArgs) -> anyhow::Result<Self> {
+        let model = load_model(args, args.model.resolve()?).await?;
         let backend = model.session().await?;
         Ok(Self { model, backend })
     }
@@ -264,25 +267,23 @@ impl ChatSession {
             return Ok(Some(Message::assistant(completion.text.trim_end())));
         }
         let reply = checked_reply(&completion.reply)?;
-        let content = reply["content"].as_str().unwrap_or_default().to_string();
-        if !content.is_empty() {
-            println!("{content}");
+        print_reply(&reply);
+        Ok(Some(reply))
+    }
+
+    /// Offers `tools` (as written and as prepared, the tool choice checked against
+    /// them), or none; the conversation keeps them as written for `/save`.
+    fn offer(&mut self, tools: Option<(Vec<ToolSpec>, ToolSet)>) {
+        match tools {
+            Some((specs, set)) => {
+                self.conversation.tools = specs;
+                self.tools = Some(Arc::new(set));
+            }
+            None => {
+                self.conversation.tools.clear();
+                self.tools = None;
+            }
         }
-        let mut calls = Vec::new();
-        for call in reply["tool_calls"].as_array().into_iter().flatten() {
-            println!("{call}");
-            calls.push(ToolCall {
-                id: None,
-                kind: "function".to_string(),
-                function: FunctionCall {
-                    name: call["name"].as_str().unwrap_or_default().to_string(),
-                    arguments: call["arguments"].clone(),
-                },
-            });
-        }
-        let mut message = Message::assistant(content);
-        message.tool_calls = calls;
-        Ok(Some(message))
     }
 
     /// Carries out a slash command.
@@ -308,16 +309,14 @@ impl ChatSession {
                 self.conversation.system = text;
             }
             Command::Tools(None) => {
-                self.tools = None;
-                self.conversation.tools.clear();
+                self.offer(None);
                 println!("No tools are offered.");
             }
             Command::Tools(Some(file)) => {
-                let (specs, set) = load_tools(&file)?;
-                set.check_choice(&self.choice)?;
-                println!("{} tool(s) offered.", specs.len());
-                self.conversation.tools = specs;
-                self.tools = Some(Arc::new(set));
+                let tools = load_tools(&file)?;
+                tools.1.check_choice(&self.choice)?;
+                self.offer(Some(tools));
+                println!("{} tool(s) offered.", self.conversation.tools.len());
             }
             Command::Save(file) => {
                 self.conversation.save(&file)?;
@@ -328,20 +327,23 @@ impl ChatSession {
                 );
             }
             Command::Load(file) => {
-                let conversation = Conversation::load(&file)?;
-                self.tools = if conversation.tools.is_empty() {
+                let mut conversation = Conversation::load(&file)?;
+                let specs = std::mem::take(&mut conversation.tools);
+                let tools = if specs.is_empty() {
                     None
                 } else {
-                    let set = ToolSet::prepare(&conversation.tools)?;
-                    set.check_choice(&self.choice)?;
-                    Some(Arc::new(set))
+                    Some(prepare_tools(specs)?)
                 };
+                if let Some((_, set)) = &tools {
+                    set.check_choice(&self.choice)?;
+                }
                 println!(
                     "{} message(s) loaded from {}.",
                     conversation.messages.len(),
                     file.display()
                 );
                 self.conversation = conversation;
+                self.offer(tools);
             }
             Command::Model(name) => {
                 let previous = std::mem::replace(&mut args.model.model, name);
@@ -358,7 +360,7 @@ impl ChatSession {
     async fn reload(&mut self, args: &mut ChatArgs, previous: String) -> anyhow::Result<()> {
         self.loaded = None;
         self.last = None;
-        let error = match Self::open(args).await {
+        let error = match Loaded::open(args).await {
             Ok(loaded) => {
                 self.loaded = Some(loaded);
                 return Ok(());
@@ -366,7 +368,7 @@ impl ChatSession {
             Err(error) => error,
         };
         args.model.model = previous;
-        match Self::open(args).await {
+        match Loaded::open(args).await {
             Ok(loaded) => {
                 self.loaded = Some(loaded);
                 Err(error.context(format!("{} stays loaded", args.model.model)))
@@ -376,11 +378,6 @@ impl ChatSession {
                 args.model.model
             ))),
         }
-    }
-
-    /// Resolves and loads `args`' model.
-    async fn open(args: &ChatArgs) -> anyhow::Result<Loaded> {
-        Loaded::open(args, args.model.resolve()?).await
     }
 
     /// The `/stats` text.

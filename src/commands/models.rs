@@ -2,8 +2,9 @@
 
 use clap::Subcommand;
 use rein_models::{
-    plan_memory, pull_model, CachedKind, Caches, GgufInfo, GpuLayers, HubSettings, KvCacheType,
-    Manifest, MemoryPlan, ModelCache, PipCommand, Placement, PullOutcome, MAX_PLANNED_SESSIONS,
+    plan_memory, pull_model, CachedKind, CachedModel, Caches, GgufInfo, GpuLayers, HubSettings,
+    KvCacheType, Manifest, MemoryPlan, ModelCache, PipCommand, Placement, PullOutcome,
+    MAX_PLANNED_SESSIONS,
 };
 
 use super::human_bytes;
@@ -88,26 +89,17 @@ fn caches<'a>(manifest: &'a Manifest, cache: &'a ModelCache) -> Caches<'a> {
 fn list(manifest: &Manifest, cache: &ModelCache) {
     println!("cache: {}", cache.dir().display());
     let models = caches(manifest, cache).list();
-    let last_used = |name: &str| {
-        models
-            .iter()
-            .find(|m| m.name == name)
-            .map_or_else(String::new, |m| {
-                format!("  last used {}", when(m.last_used))
-            })
-    };
     for entry in manifest.entries() {
-        let state = match cache.complete_path(entry) {
-            Some(_) => "pulled",
-            None => "not pulled",
+        let (state, last_used) = match named(&models, &entry.name) {
+            Some(model) => ("pulled", format!("  last used {}", when(model.last_used))),
+            None => ("not pulled", String::new()),
         };
         println!(
-            "{:<8} {:>10}  {:<10}  {}{}",
+            "{:<8} {:>10}  {:<10}  {}{last_used}",
             entry.name,
             human_bytes(entry.size),
             state,
             entry.description,
-            last_used(&entry.name)
         );
     }
     for model in models
@@ -138,12 +130,19 @@ fn list(manifest: &Manifest, cache: &ModelCache) {
     }
 }
 
+/// The named model `name` among the cached `models` (there when it is pulled).
+fn named<'a>(models: &'a [CachedModel], name: &str) -> Option<&'a CachedModel> {
+    models
+        .iter()
+        .find(|m| matches!(&m.kind, CachedKind::Named(n) if n == name))
+}
+
 /// `rein models list --json`.
 fn list_json(manifest: &Manifest, cache: &ModelCache) -> serde_json::Value {
     let models = caches(manifest, cache).list();
     let mut rows = Vec::new();
     for entry in manifest.entries() {
-        let found = models.iter().find(|m| m.name == entry.name);
+        let found = named(&models, &entry.name);
         rows.push(serde_json::json!({
             "name": entry.name,
             "kind": "named",

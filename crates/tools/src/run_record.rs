@@ -5,7 +5,6 @@
 //! file is dropped. Undo restores each changed file unless it changed again since.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -126,11 +125,33 @@ impl RunRecorder {
         let mut before = BTreeMap::new();
         let mut saved_total = 0u64;
         for (relative, path) in files {
-            let Some(state) = file_state(&path) else {
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue;
             };
-            let fits = state.size <= MAX_SAVED_FILE && saved_total + state.size <= MAX_SAVED_TOTAL;
-            let saved = fits && save_blob(&path, &blobs.join(&state.sha256)).is_ok();
+            if !meta.is_file() {
+                continue;
+            }
+            let size = meta.len();
+            let fits = size <= MAX_SAVED_FILE && saved_total + size <= MAX_SAVED_TOTAL;
+            let (state, saved) = if fits {
+                // One read gives both the digest and the saved copy.
+                let Ok(content) = std::fs::read(&path) else {
+                    continue;
+                };
+                let state = FileState {
+                    sha256: hex(Sha256::digest(&content)),
+                    size: content.len() as u64,
+                    mode: mode_of(&meta),
+                };
+                let blob = blobs.join(&state.sha256);
+                let saved = blob.is_file() || write_atomically(&blob, &content).is_ok();
+                (state, saved)
+            } else {
+                let Some(state) = file_state(&path) else {
+                    continue;
+                };
+                (state, false)
+            };
             if saved {
                 saved_total += state.size;
             }
@@ -315,35 +336,17 @@ fn file_state(path: &Path) -> Option<FileState> {
     }
     let mut file = std::fs::File::open(path).ok()?;
     let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut size = 0u64;
-    loop {
-        let n = file.read(&mut buffer).ok()?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-        size += n as u64;
-    }
-    let sha256 = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let size = std::io::copy(&mut file, &mut hasher).ok()?;
     Some(FileState {
-        sha256,
+        sha256: hex(hasher.finalize()),
         size,
         mode: mode_of(&meta),
     })
 }
 
-/// Copies `path` to `blob` unless a blob of that digest is there already.
-fn save_blob(path: &Path, blob: &Path) -> std::io::Result<()> {
-    if blob.is_file() {
-        return Ok(());
-    }
-    let content = std::fs::read(path)?;
-    write_atomically(blob, &content)
+/// A digest as lower-case hex.
+fn hex(digest: impl AsRef<[u8]>) -> String {
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(unix)]
