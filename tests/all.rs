@@ -14,6 +14,7 @@ mod mcp;
 mod openai_client;
 mod prompt_cache;
 mod run;
+mod run_resume;
 mod serve;
 mod serve_limits;
 mod serve_wrapped;

@@ -16,6 +16,7 @@ pub mod models;
 pub mod prompt_cache;
 pub mod quantize;
 pub mod replay;
+pub mod resume;
 pub mod run;
 pub mod serve;
 pub mod todo_workspace;

@@ -12,7 +12,7 @@ use rein_engine::Backend;
 use rein_format::DescriptionStyle;
 use rein_llama::{Engine, LocalBackend};
 use rein_mcp::Disclosure;
-use rein_protocol::{RunResult, Sinks, TraceWriter};
+use rein_protocol::{RunResult, Sinks, StopReason, TraceWriter};
 use rein_remote::{RemoteBackend, RemoteSettings};
 use rein_tools::{Registry, SandboxMode, ToolLimits, Workspace};
 
@@ -20,7 +20,12 @@ use rein_tools::{Registry, SandboxMode, ToolLimits, Workspace};
 #[derive(Args)]
 pub struct RunArgs {
     /// The task.
-    pub task: String,
+    #[arg(required_unless_present = "resume")]
+    pub task: Option<String>,
+    /// Go on with the run this trace recorded, in the same workspace, from where it
+    /// stopped (Ctrl-C, a budget or an error); its task, with fresh budgets.
+    #[arg(long, value_name = "TRACE", conflicts_with = "task")]
+    pub resume: Option<PathBuf>,
     /// The workspace: every file path the tools touch stays inside it.
     #[arg(long, default_value = ".")]
     pub workdir: PathBuf,
@@ -111,6 +116,11 @@ pub struct RunArgs {
 /// Runs `rein run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let config = run_config(&args)?;
+    let start = match (&args.resume, &args.task) {
+        (Some(trace), _) => Start::Resume(super::resume::earlier_run(trace)?),
+        (None, Some(task)) => Start::Task(task.clone()),
+        (None, None) => anyhow::bail!("give a task, or --resume TRACE"),
+    };
     let workspace = Workspace::new(
         &args.workdir,
         ToolLimits {
@@ -136,17 +146,34 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         super::undo::start_record(workspace.root(), &id)
     };
-    let result = execute(&args, workspace, config, trace, servers);
+    let result = execute(&args, workspace, config, &start, trace, servers);
     // The record is finished whatever the run's outcome: a failed run may have written.
     let changed = record.and_then(|(recorder, dir)| super::undo::finish_record(recorder, &dir));
-    print_result(&result?, args.json)?;
+    let result = result?;
+    print_result(&result, args.json)?;
     if let Some(record) = changed {
         eprintln!(
             "[{} file(s) changed; `rein undo {id}` puts them back]",
             record.changes.len()
         );
     }
+    if result.stop_reason == StopReason::Interrupted {
+        eprintln!(
+            "[stopped; `rein run --resume {}` goes on from here]",
+            trace_path.display()
+        );
+        std::process::exit(INTERRUPTED_EXIT);
+    }
     Ok(())
+}
+
+/// The exit status of a run the user stopped with Ctrl-C (128 + SIGINT, as shells do).
+const INTERRUPTED_EXIT: i32 = 130;
+
+/// What a run starts from: a task, or an earlier run's conversation.
+enum Start {
+    Task(String),
+    Resume(super::resume::EarlierRun),
 }
 
 /// The MCP servers of a run, how their tools are shown, and the context size.
@@ -157,6 +184,7 @@ fn execute(
     args: &RunArgs,
     workspace: Workspace,
     config: RunConfig,
+    start: &Start,
     trace: TraceWriter,
     servers: Servers,
 ) -> anyhow::Result<RunResult> {
@@ -164,7 +192,7 @@ fn execute(
         .worker_threads(2)
         .enable_all()
         .build()?;
-    match args.backend.as_str() {
+    let result = match args.backend.as_str() {
         "local" => {
             let path = args.model.resolve()?;
             runtime.block_on(async {
@@ -177,24 +205,26 @@ fn execute(
                 );
                 let engine = Engine::load(engine_config).await?;
                 let backend = LocalBackend::new(&engine).await?;
-                run_agent(backend, workspace, config, &args.task, trace, servers).await
+                run_agent(backend, workspace, config, start, trace, servers).await
             })
         }
         "openai" => {
             let backend = RemoteBackend::new(remote_settings(args)?)?;
-            runtime.block_on(run_agent(
-                backend, workspace, config, &args.task, trace, servers,
-            ))
+            runtime.block_on(run_agent(backend, workspace, config, start, trace, servers))
         }
         other => anyhow::bail!("--backend must be local or openai, got `{other}`"),
-    }
+    };
+    // A request stopped by Ctrl-C may still wait in a blocking thread (a remote reply):
+    // the run is over, so nothing waits for it.
+    runtime.shutdown_background();
+    result
 }
 
 async fn run_agent<B: Backend>(
     backend: B,
     workspace: Workspace,
     config: RunConfig,
-    task: &str,
+    start: &Start,
     mut trace: TraceWriter,
     (servers, disclosure, context_tokens): Servers,
 ) -> anyhow::Result<RunResult> {
@@ -203,14 +233,39 @@ async fn run_agent<B: Backend>(
     hub.extend_for(&mut registry, disclosure, context_tokens);
     let result = match Agent::new(backend, workspace, &registry, config) {
         Ok(mut agent) => {
+            agent.stop_when(stop_on_ctrl_c());
             let mut progress = crate::progress::StepPrinter::stderr();
             let mut sinks = Sinks::new().with(&mut trace).with(&mut progress);
-            Ok(agent.run_with(task, &mut sinks).await)
+            Ok(match start {
+                Start::Task(task) => agent.run_with(task, &mut sinks).await,
+                Start::Resume(earlier) => {
+                    let from = earlier.trace.display().to_string();
+                    agent
+                        .resume_with(&earlier.task, earlier.history.clone(), &from, &mut sinks)
+                        .await
+                }
+            })
         }
         Err(error) => Err(error.into()),
     };
     hub.shutdown_reported(&mut trace).await;
     result
+}
+
+/// A signal that turns true at the first Ctrl-C; a second one quits at once.
+fn stop_on_ctrl_c() -> tokio::sync::watch::Receiver<bool> {
+    let (sender, receiver) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        eprintln!("\n[stopping: the calls under way finish, then the run ends; Ctrl-C again quits at once]");
+        let _ = sender.send(true);
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(INTERRUPTED_EXIT);
+        }
+    });
+    receiver
 }
 
 /// The remote server of `--backend openai`.

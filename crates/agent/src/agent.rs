@@ -39,6 +39,8 @@ pub struct Agent<B: Backend> {
     /// The profile's own description of the tools, when it writes one.
     pub(crate) tool_text: Option<String>,
     pub(crate) info: BackendInfo,
+    /// Turns true when the user asks the run to stop (see [`Agent::stop_when`]).
+    pub(crate) stop: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// How a step of the loop ended.
@@ -61,6 +63,8 @@ pub(crate) type End = (StopReason, Option<String>, Option<String>);
 pub(crate) enum AskError {
     /// The run's wall clock ran out.
     WallClock,
+    /// The user stopped the run.
+    Interrupted,
     /// The backend refused or failed.
     Backend(BackendError),
 }
@@ -73,10 +77,16 @@ impl<B: Backend> Agent<B> {
         request: TurnRequest,
     ) -> Result<Completion, AskError> {
         let remaining = self.config.wall_clock.saturating_sub(run.started.elapsed());
-        match tokio::time::timeout(remaining, self.backend.complete(request, &mut NoEvents)).await {
-            Err(_) => Err(AskError::WallClock),
-            Ok(Err(e)) => Err(AskError::Backend(e)),
-            Ok(Ok(completion)) => Ok(completion),
+        let stop = self.stop.clone();
+        let mut quiet = NoEvents;
+        let asked = tokio::time::timeout(remaining, self.backend.complete(request, &mut quiet));
+        tokio::select! {
+            asked = asked => match asked {
+                Err(_) => Err(AskError::WallClock),
+                Ok(Err(e)) => Err(AskError::Backend(e)),
+                Ok(Ok(completion)) => Ok(completion),
+            },
+            () = until_stopped(stop) => Err(AskError::Interrupted),
         }
     }
 
@@ -132,7 +142,21 @@ impl<B: Backend> Agent<B> {
             config,
             strategy,
             tool_text,
+            stop: None,
         })
+    }
+
+    /// Ends a run cleanly when `signal` turns true (Ctrl-C in `rein run`): a request
+    /// to the model in progress is dropped, calls already running finish and their
+    /// results are kept, and the run stops as `interrupted` with its conversation in
+    /// the trace, to be resumed.
+    pub fn stop_when(&mut self, signal: tokio::sync::watch::Receiver<bool>) {
+        self.stop = Some(signal);
+    }
+
+    /// Whether the user has asked the run to stop.
+    pub(crate) fn stop_requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(|signal| *signal.borrow())
     }
     /// Makes the deferred tools `names` callable from the next turn, without showing
     /// them: the prompt's prefix (and its cached KV) stays as it was. Names that are
@@ -314,4 +338,14 @@ fn finish_spec() -> ToolSpec {
             })),
         },
     }
+}
+
+/// Waits until `signal` turns true; forever when there is none or its sender is gone.
+async fn until_stopped(signal: Option<tokio::sync::watch::Receiver<bool>>) {
+    if let Some(mut signal) = signal {
+        if signal.wait_for(|stopped| *stopped).await.is_ok() {
+            return;
+        }
+    }
+    std::future::pending().await
 }

@@ -38,7 +38,43 @@ impl<B: Backend> Agent<B> {
         if self.config.tool_preview && self.strategy.guards_answers() {
             self.preview_tools(&mut run, events).await;
         }
+        self.drive(run, events).await
+    }
+
+    /// Goes on with `task` from `history`, the conversation an earlier run of it
+    /// recorded when it stopped (`from` names that run's trace): the calls it made are
+    /// not made again, and the budgets start afresh.
+    pub async fn resume_with(
+        &mut self,
+        task: &str,
+        history: Vec<Message>,
+        from: &str,
+        events: &mut dyn EventSink,
+    ) -> RunResult {
+        self.forget_revealed();
+        let mut run = self.start(task, events);
+        events.emit(&RunEvent::Resumed {
+            from: from.to_string(),
+            messages: history.len(),
+        });
+        // New calls are numbered after the earlier run's.
+        run.call_ids = history
+            .iter()
+            .flat_map(|message| &message.tool_calls)
+            .filter_map(|call| call.id.as_deref()?.strip_prefix("call_")?.parse().ok())
+            .max()
+            .unwrap_or(0);
+        run.history = history;
+        self.drive(run, events).await
+    }
+
+    /// The loop of a started run, to its end.
+    async fn drive(&mut self, mut run: RunState, events: &mut dyn EventSink) -> RunResult {
         let (stop, answer, detail) = loop {
+            // The conversation as it stands, for `--resume` even after a kill.
+            if let Some(history) = run.history_event() {
+                events.emit(&history);
+            }
             if let Some(stop) = self.budget_exhausted(&run) {
                 break (stop, None, None);
             }
@@ -94,6 +130,9 @@ impl<B: Backend> Agent<B> {
             self.config.profile.as_str(),
         );
         result.trace = events.record_path();
+        if let Some(history) = run.history_event() {
+            events.emit(&history);
+        }
         events.emit(&RunEvent::RunEnd {
             result: serde_json::to_value(&result).unwrap_or_default(),
         });
@@ -162,6 +201,7 @@ impl<B: Backend> Agent<B> {
             let error = match self.ask(run, events).await {
                 Err(AskError::Backend(error)) => error,
                 Err(AskError::WallClock) => return Err((StopReason::WallClock, None, None)),
+                Err(AskError::Interrupted) => return Err((StopReason::Interrupted, None, None)),
                 Ok(completion) => return Ok(completion),
             };
             let too_long = match error {
@@ -517,7 +557,9 @@ impl<B: Backend> Agent<B> {
     }
 
     fn budget_exhausted(&self, run: &RunState) -> Option<StopReason> {
-        if run.turns >= self.config.max_turns {
+        if self.stop_requested() {
+            Some(StopReason::Interrupted)
+        } else if run.turns >= self.config.max_turns {
             Some(StopReason::MaxTurns)
         } else if run.completion_tokens >= self.config.max_tokens {
             Some(StopReason::MaxTokens)

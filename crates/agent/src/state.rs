@@ -86,6 +86,8 @@ pub(crate) struct RunState {
     pub answer_before_check: Option<(String, u32)>,
     /// The workspace facts the opening request showed (see `facts`).
     pub facts: Vec<String>,
+    /// The conversation as the trace has it so far (see [`RunState::history_event`]).
+    recorded: Vec<Message>,
 }
 
 impl RunState {
@@ -151,7 +153,27 @@ impl RunState {
             latest_found_nothing: false,
             answer_before_check: None,
             facts: Vec::new(),
+            recorded: Vec::new(),
         }
+    }
+
+    /// The `history` event that brings the trace's record of the conversation up to
+    /// date: the messages after the part both share; `None` when nothing changed.
+    pub(crate) fn history_event(&mut self) -> Option<RunEvent> {
+        let shared = self
+            .recorded
+            .iter()
+            .zip(&self.history)
+            .take_while(|(recorded, now)| recorded == now)
+            .count();
+        if shared == self.recorded.len() && shared == self.history.len() {
+            return None;
+        }
+        self.recorded = self.history.clone();
+        Some(RunEvent::History {
+            from: shared,
+            messages: self.history[shared..].to_vec(),
+        })
     }
 
     /// The event of one model turn.

@@ -9,6 +9,18 @@ fn is_zero(count: &usize) -> bool {
     *count == 0
 }
 
+/// The conversation the `history` events of a run recorded, in order.
+pub fn recorded_history<'a>(events: impl IntoIterator<Item = &'a RunEvent>) -> Vec<crate::Message> {
+    let mut history = Vec::new();
+    for event in events {
+        if let RunEvent::History { from, messages } = event {
+            history.truncate(*from);
+            history.extend(messages.iter().cloned());
+        }
+    }
+    history
+}
+
 /// One event of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -235,6 +247,24 @@ pub enum RunEvent {
         /// Older lines dropped for space.
         dropped: usize,
     },
+    /// A run goes on from an earlier run's conversation (`rein run --resume`).
+    Resumed {
+        /// The earlier run's trace.
+        from: String,
+        /// The messages taken from it.
+        messages: usize,
+    },
+    /// The conversation so far, recorded after each step so that `rein run --resume`
+    /// can go on from it even when the process was killed: the messages from index
+    /// `from` on replace what the earlier `history` events put there (a compacted
+    /// conversation starts again at 0).
+    History {
+        /// Where these messages start in the conversation.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        from: usize,
+        /// The messages from there on.
+        messages: Vec<crate::Message>,
+    },
     /// The run ends.
     RunEnd {
         /// The run's result.
@@ -341,6 +371,14 @@ impl RunEvent {
                 "   MCP server {server} wrote{}:\n{}",
                 if *dropped > 0 { format!(" ({dropped} earlier lines dropped)") } else { String::new() },
                 indent(&lines.join("\n"))
+            ),
+            RunEvent::Resumed { from, messages } => {
+                format!("== resumed from {from} ({messages} messages)")
+            }
+            RunEvent::History { from, messages } => format!(
+                "   conversation: messages {}–{} recorded (for --resume)",
+                from + 1,
+                from + messages.len()
             ),
             RunEvent::RunEnd { result } => format!(
                 "== end: {} after {} turns, {} tool calls ({} errors), {} ms\n   answer: {}",

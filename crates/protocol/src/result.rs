@@ -22,6 +22,8 @@ pub enum StopReason {
     RecoveryExhausted,
     /// The model could not be run.
     BackendError,
+    /// The user stopped the run (Ctrl-C); it can be resumed from its trace.
+    Interrupted,
 }
 
 impl StopReason {
@@ -35,6 +37,7 @@ impl StopReason {
             StopReason::WallClock => "wall_clock",
             StopReason::RecoveryExhausted => "recovery_exhausted",
             StopReason::BackendError => "backend_error",
+            StopReason::Interrupted => "interrupted",
         }
     }
 }
