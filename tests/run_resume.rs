@@ -130,9 +130,9 @@ fn recorded_history(events: &[Value]) -> Vec<Value> {
 }
 
 /// A first run in `dir` whose model writes `out.txt` and then thinks until `signal`
-/// (a `kill` option) reaches the process; its exit and standard error.
+/// reaches the process; its exit and standard error.
 fn first_run_stopped_by(
-    signal: &str,
+    signal: libc::c_int,
     dir: &std::path::Path,
     trace: &std::path::Path,
 ) -> (Option<i32>, String) {
@@ -148,11 +148,9 @@ fn first_run_stopped_by(
     requests.recv_timeout(Duration::from_secs(60)).unwrap();
     // The second request is under way: the write has run.
     requests.recv_timeout(Duration::from_secs(60)).unwrap();
-    let sent = std::process::Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: `kill` only sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
     let out = child.wait_with_output().unwrap();
     (
         out.status.code(),
@@ -165,7 +163,7 @@ fn ctrl_c_ends_the_run_cleanly_with_a_complete_trace() {
     let dir = tempfile::tempdir().unwrap();
     let traces = tempfile::tempdir().unwrap();
     let trace = traces.path().join("first.jsonl");
-    let (code, stderr) = first_run_stopped_by("-INT", dir.path(), &trace);
+    let (code, stderr) = first_run_stopped_by(libc::SIGINT, dir.path(), &trace);
     assert_eq!(code, Some(130), "{stderr}");
     assert!(
         stderr.contains(&format!("rein run --resume {}", trace.display())),
@@ -190,7 +188,7 @@ fn a_killed_run_resumes_from_its_trace_without_repeating_its_calls() {
     std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
     let traces = tempfile::tempdir().unwrap();
     let trace = traces.path().join("first.jsonl");
-    let (code, stderr) = first_run_stopped_by("-KILL", dir.path(), &trace);
+    let (code, stderr) = first_run_stopped_by(libc::SIGKILL, dir.path(), &trace);
     assert_eq!(code, None, "killed by a signal: {stderr}");
     let first = events(&trace);
     assert!(
