@@ -146,7 +146,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         super::undo::start_record(workspace.root(), &id)
     };
-    let result = execute(&args, workspace, config, &start, trace, servers);
+    let result = execute(&args, workspace, config, start, trace, servers);
     // The record is finished whatever the run's outcome: a failed run may have written.
     let changed = record.and_then(|(recorder, dir)| super::undo::finish_record(recorder, &dir));
     let result = result?;
@@ -184,7 +184,7 @@ fn execute(
     args: &RunArgs,
     workspace: Workspace,
     config: RunConfig,
-    start: &Start,
+    start: Start,
     trace: TraceWriter,
     servers: Servers,
 ) -> anyhow::Result<RunResult> {
@@ -224,7 +224,7 @@ async fn run_agent<B: Backend>(
     backend: B,
     workspace: Workspace,
     config: RunConfig,
-    start: &Start,
+    start: Start,
     mut trace: TraceWriter,
     (servers, disclosure, context_tokens): Servers,
 ) -> anyhow::Result<RunResult> {
@@ -237,11 +237,11 @@ async fn run_agent<B: Backend>(
             let mut progress = crate::progress::StepPrinter::stderr();
             let mut sinks = Sinks::new().with(&mut trace).with(&mut progress);
             Ok(match start {
-                Start::Task(task) => agent.run_with(task, &mut sinks).await,
+                Start::Task(task) => agent.run_with(&task, &mut sinks).await,
                 Start::Resume(earlier) => {
                     let from = earlier.trace.display().to_string();
                     agent
-                        .resume_with(&earlier.task, earlier.history.clone(), &from, &mut sinks)
+                        .resume_with(&earlier.task, earlier.history, &from, &mut sinks)
                         .await
                 }
             })

@@ -158,6 +158,7 @@ impl<B: Backend> Agent<B> {
     pub(crate) fn stop_requested(&self) -> bool {
         self.stop.as_ref().is_some_and(|signal| *signal.borrow())
     }
+
     /// Makes the deferred tools `names` callable from the next turn, without showing
     /// them: the prompt's prefix (and its cached KV) stays as it was. Names that are
     /// not deferred tools of this agent, or are callable already, are skipped.

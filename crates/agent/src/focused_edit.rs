@@ -8,7 +8,7 @@
 //! `new_string` again and again in the conversation, writes it corrected when asked
 //! for that line alone.
 
-use rein_engine::{Backend, NoEvents, TurnRequest};
+use rein_engine::{Backend, TurnRequest};
 use rein_protocol::{EventSink, Message, RunEvent, ToolChoice};
 use serde_json::Value;
 
@@ -306,16 +306,13 @@ impl<B: Backend> Agent<B> {
         request.stop = vec![self.info.family.call_opener().to_string()];
         request.sampling = self.sampling(run);
         request.max_tokens = Some(REPLY_TOKENS);
-        let remaining = self.config.wall_clock.saturating_sub(run.started.elapsed());
-        let mut quiet = NoEvents;
-        let asked = tokio::time::timeout(remaining, self.backend.complete(request, &mut quiet));
         run.requests += 1;
-        let new = match asked.await {
-            Ok(Ok(completion)) => {
+        let new = match self.ask_once(run, request).await {
+            Ok(completion) => {
                 run.account(&completion);
                 changed_line(&completion.text, &line)
             }
-            _ => None,
+            Err(_) => None,
         };
         (Some((number, line)), new)
     }
