@@ -317,7 +317,7 @@ fn outcome<'r>(
                 .ok_or_else(|| {
                     format!(
                         "No field is named `{field}`; the fields are: {}. Call {NAME} again with one of them.",
-                        listed(known)
+                        with_examples(known, matching)
                     )
                 })?
                 .as_str(),
@@ -367,6 +367,16 @@ fn outcome<'r>(
         }
         "min" | "max" => {
             let field = field.unwrap_or_default();
+            // Fields the call's own conditions compare come first among those
+            // offered instead (`rating > 2` in a max of `name` meant the rating).
+            let compared: Vec<&str> = query
+                .conditions
+                .iter()
+                .filter_map(|c| Condition::parse(c)?.compared_field(known))
+                .collect();
+            if let Some(refusal) = unordered(query.op, field, known, &compared, matching) {
+                return Err(refusal);
+            }
             let best = pick(
                 matching,
                 |a, b| compare_field(a, b, field),
@@ -431,6 +441,64 @@ fn numbers_of(records: &[&Record], field: &str) -> Vec<f64> {
         .iter()
         .filter_map(|r| r.field(field).and_then(number))
         .collect()
+}
+
+/// Why `op` (min or max) cannot pick by `field`: none of its values among `matching`
+/// is a number or a time, so "the highest name" would be the last in the alphabet,
+/// which no one asks for. The message names the fields that do order records, those
+/// in `compared` (the call's conditions) first; the record a pick shows has `field` too.
+fn unordered(
+    op: &str,
+    field: &str,
+    known: &[String],
+    compared: &[&str],
+    matching: &[&Record],
+) -> Option<String> {
+    let values: Vec<&str> = matching.iter().filter_map(|r| r.field(field)).collect();
+    if values.is_empty() || values.iter().any(|v| orders(v)) {
+        return None;
+    }
+    let mut ordering: Vec<String> = known
+        .iter()
+        .filter(|name| {
+            let mut values = matching.iter().filter_map(|r| r.field(name)).peekable();
+            values.peek().is_some() && values.all(orders)
+        })
+        .cloned()
+        .collect();
+    // A stable sort: the compared fields first, each group in the file's order.
+    ordering.sort_by_key(|name| !compared.iter().any(|c| c.eq_ignore_ascii_case(name)));
+    let (lowest_or_highest, picks) = match op {
+        "min" => ("lowest", "the record with the lowest"),
+        _ => ("highest", "the record with the highest"),
+    };
+    Some(match ordering.is_empty() {
+        true => format!(
+            "`{field}` holds no numbers or times, so no record has its {lowest_or_highest} `{field}`, and no field here holds numbers or times to pick by. To see the records, call {NAME} with op `list`."
+        ),
+        false => format!(
+            "`{field}` holds no numbers or times, so no record has its {lowest_or_highest} `{field}`. {op} picks {picks} value of a field of numbers or times — here {} — and shows that whole record, its `{field}` included. Call {NAME} again with one of them as `field`.",
+            with_examples(&ordering, matching)
+        ),
+    })
+}
+
+/// Field names each with a value from the first record that has it (`price` (`279`)),
+/// so the next call can pick the field by what it holds.
+fn with_examples(names: &[String], records: &[&Record]) -> String {
+    if names.is_empty() {
+        return listed(names);
+    }
+    names
+        .iter()
+        .map(|name| match records.iter().find_map(|r| r.field(name)) {
+            Some(value) if !value.is_empty() && value.chars().count() <= 40 => {
+                format!("{name} (`{value}`)")
+            }
+            _ => name.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Field names as a result lists them.

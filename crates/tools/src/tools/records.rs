@@ -1,7 +1,8 @@
 //! A data file read as records with named fields: CSV or TSV with a header row, a JSON
 //! list of objects (or an object holding one), JSON lines, and text lines whose
-//! `key=value` pairs are fields (logfmt) — every line also keeps its words, so a
-//! condition on a field the line does not name can still match it as a word.
+//! `key=value` pairs are fields (logfmt), the date or time and the severity word that
+//! open a text line being its fields `time` and `level` — every line also keeps its words, so a condition on a field the line
+//! does not name can still match it as a word.
 
 use serde_json::Value;
 
@@ -264,7 +265,7 @@ fn lines(text: &str) -> Vec<Record> {
             let trimmed = line.trim();
             let fields = match serde_json::from_str::<Value>(trimmed) {
                 Ok(value @ Value::Object(_)) => flattened(&value),
-                _ => pairs(trimmed),
+                _ => with_opening_fields(trimmed, pairs(trimmed)),
             };
             Record {
                 line: index + 1,
@@ -273,6 +274,78 @@ fn lines(text: &str) -> Vec<Record> {
             }
         })
         .collect()
+}
+
+/// The name of the field a text line's opening date or time is.
+pub(crate) const OPENING_TIME: &str = "time";
+/// The name of the field a text line's severity word is.
+pub(crate) const OPENING_LEVEL: &str = "level";
+/// Severity words a log line opens with (after its time), in any letter case.
+const LEVELS: [&str; 10] = [
+    "trace", "debug", "info", "notice", "warn", "warning", "error", "fatal", "critical", "panic",
+];
+
+/// `fields` with what opens `line` first: its date or time as field [`OPENING_TIME`]
+/// (`2026-03-09T08:44:08Z evt-5RVJ7 user=Farah`, `[2026-03-09 08:44:08] …`) and the
+/// severity word after it as field [`OPENING_LEVEL`] (`… WARN [queue] retrying`),
+/// unless a pair already names that field: the time and level a plain log line was
+/// written with, which picks order by and counts select on.
+fn with_opening_fields(line: &str, mut fields: Vec<(String, String)>) -> Vec<(String, String)> {
+    let named = |fields: &[(String, String)], name: &str| {
+        fields.iter().any(|(key, _)| key.eq_ignore_ascii_case(name))
+    };
+    let mut tokens = line
+        .split_whitespace()
+        .map(|token| token.trim_matches(|c: char| "[]()<>,:".contains(c)))
+        .filter(|token| !token.contains('='))
+        .peekable();
+    let mut opening = Vec::new();
+    if let Some(first) = tokens.next_if(|token| is_date(token)) {
+        // A date and a clock written apart (`2026-03-09 08:44:08`) are one time.
+        let time = match tokens.next_if(|token| first.len() == 10 && is_clock(token)) {
+            Some(clock) => format!("{first} {clock}"),
+            None => first.to_string(),
+        };
+        if !named(&fields, OPENING_TIME) {
+            opening.push((OPENING_TIME.to_string(), time));
+        }
+        if let Some(level) =
+            tokens.next_if(|token| LEVELS.iter().any(|l| l.eq_ignore_ascii_case(token)))
+        {
+            if !named(&fields, OPENING_LEVEL) {
+                opening.push((OPENING_LEVEL.to_string(), level.to_string()));
+            }
+        }
+    }
+    opening.append(&mut fields);
+    opening
+}
+
+/// `2026-03-09`, alone or followed by a time of day (`2026-03-09T08:44:08Z`).
+fn is_date(token: &str) -> bool {
+    let bytes = token.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+    };
+    digits(0..4)
+        && bytes.get(4) == Some(&b'-')
+        && digits(5..7)
+        && bytes.get(7) == Some(&b'-')
+        && digits(8..10)
+        && bytes
+            .get(10)
+            .is_none_or(|b| matches!(b, b'T' | b't' | b'_'))
+}
+
+/// `08:44:08`, `08:44`, `08:44:08.123Z`.
+fn is_clock(token: &str) -> bool {
+    let bytes = token.as_bytes();
+    bytes.len() >= 5
+        && bytes[..2].iter().all(u8::is_ascii_digit)
+        && bytes[2] == b':'
+        && bytes[3..5].iter().all(u8::is_ascii_digit)
 }
 
 /// The `key=value` pairs of a line, a value in double quotes taken whole.
@@ -395,8 +468,46 @@ mod tests {
             "2026-03-04T10:48:36Z ERROR [gateway] request failed\n",
         );
         assert_eq!(layout, Layout::Lines);
-        assert!(records[0].fields.is_empty());
+        assert_eq!(
+            records[0].fields,
+            vec![
+                ("time".to_string(), "2026-03-04T10:48:36Z".to_string()),
+                ("level".to_string(), "ERROR".to_string())
+            ]
+        );
         assert!(records[0].has_word("error") && records[0].has_word("gateway"));
         assert!(!records[0].has_word("gate"));
+    }
+
+    #[test]
+    fn the_date_or_time_opening_a_text_line_is_its_time_field() {
+        let (_, records) = parse(
+            "events.log",
+            "2026-03-09T08:44:08Z evt-5RVJ7 user=Farah event=refund\n[2026-03-09 09:01:00] evt-2 user=Bo\n",
+        );
+        assert_eq!(records[0].field("time"), Some("2026-03-09T08:44:08Z"));
+        assert_eq!(records[0].field("user"), Some("Farah"));
+        assert_eq!(records[1].field("time"), Some("2026-03-09 09:01:00"));
+        // A pair named `time` is the line's own; a number or a word opening a line is
+        // no time; a date inside a pair is that pair's value.
+        let (_, records) = parse(
+            "w.log",
+            "2026-03-09 time=10:00 level=info\n1712 started\nstarted at 2026-03-09\nday=2026-03-09 ok\n",
+        );
+        assert_eq!(records[0].field("time"), Some("10:00"));
+        assert_eq!(records[1].field("time"), None);
+        assert_eq!(records[2].field("time"), None);
+        assert_eq!(
+            records[3].fields,
+            vec![("day".to_string(), "2026-03-09".to_string())]
+        );
+        // The severity word after the time; a word that is none is no level.
+        let (_, records) = parse(
+            "server.log",
+            "2026-03-04 10:06:42 warn [queue] job done\n2026-03-04T10:09:03Z [storage] retrying\n",
+        );
+        assert_eq!(records[0].field("time"), Some("2026-03-04 10:06:42"));
+        assert_eq!(records[0].field("level"), Some("warn"));
+        assert_eq!(records[1].field("level"), None);
     }
 }

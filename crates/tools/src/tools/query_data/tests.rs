@@ -92,7 +92,7 @@ fn a_field_that_is_not_there_gets_the_fields_that_are() {
     );
     assert!(!out.ok);
     assert!(
-        out.text.contains("the fields are: id, units"),
+        out.text.contains("the fields are: id (`1`), units (`4`)"),
         "{}",
         out.text
     );
@@ -349,4 +349,79 @@ fn words_that_are_values_of_other_fields_are_named_as_conditions() {
         json!({"path": "worker.log", "where": ["warns uploads"], "op": "count"}),
     );
     assert!(out.text.contains("Result: 1"), "{}", out.text);
+}
+
+#[test]
+fn the_lowest_or_highest_of_a_text_field_is_refused_with_the_fields_that_order() {
+    let (_dir, ws) = workspace(&[(
+        "shop/products.csv",
+        "name,price,rating\nmonitor,279,1.0\nspeaker,494,3.3\nstapler,765,2.2\n",
+    )]);
+    let out = query(
+        &ws,
+        json!({"path": "shop/products.csv", "op": "max", "field": "name"}),
+    );
+    assert!(!out.ok, "{}", out.text);
+    assert!(
+        out.text.contains(
+            "`name` holds no numbers or times, so no record has its highest `name`. max picks the record with the highest value of a field of numbers or times — here price (`279`), rating (`1.0`) — and shows that whole record"
+        ),
+        "{}",
+        out.text
+    );
+    // A field the call's conditions compare is offered first.
+    let out = query(
+        &ws,
+        json!({"path": "shop/products.csv", "where": ["rating > 2"], "op": "min", "field": "name"}),
+    );
+    assert!(
+        out.text
+            .contains("here rating (`3.3`), price (`494`) — and shows"),
+        "{}",
+        out.text
+    );
+    let out = query(
+        &ws,
+        json!({"path": "shop/products.csv", "op": "max", "field": "rating"}),
+    );
+    assert!(out.ok && out.text.contains("Result: 3.3"), "{}", out.text);
+    assert!(out.text.contains("speaker,494,3.3"), "{}", out.text);
+}
+
+#[test]
+fn plain_log_lines_are_picked_by_the_time_that_opens_them() {
+    let log = "2026-03-09T09:39:33Z evt-R89MY user=Emeka event=refund\n\
+               2026-03-09T08:44:08Z evt-5RVJ7 user=Farah event=refund\n\
+               2026-03-09T11:29:23Z evt-5QDZ4 user=Farah event=refund\n\
+               2026-03-09T07:00:00Z evt-ZZZZZ user=Farah event=login\n";
+    let (_dir, ws) = workspace(&[("events.log", log)]);
+    let out = query(
+        &ws,
+        json!({"path": "events.log", "where": ["user=Farah", "event=refund"], "op": "min", "field": "time"}),
+    );
+    assert!(out.ok, "{}", out.text);
+    assert!(
+        out.text.contains("fields: time, user, event."),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("evt-5RVJ7"), "{}", out.text);
+    let out = query(
+        &ws,
+        json!({"path": "events.log", "where": ["user=Farah", "event=refund"], "op": "first", "field": "time"}),
+    );
+    assert!(out.text.contains("is at line 2"), "{}", out.text);
+    // A field the lines lack names the ones they have, each with a value.
+    let out = query(
+        &ws,
+        json!({"path": "events.log", "where": ["user=Farah"], "op": "min", "field": "timestamp"}),
+    );
+    assert!(!out.ok);
+    assert!(
+        out.text.contains(
+            "the fields are: time (`2026-03-09T08:44:08Z`), user (`Farah`), event (`refund`)"
+        ),
+        "{}",
+        out.text
+    );
 }
