@@ -519,7 +519,8 @@ impl<B: Backend> Agent<B> {
             // the model's own knowledge: a request no tool fits).
             if !run.memory.succeeded_calls.is_empty() {
                 let root = self.executor.workspace.root();
-                if let Some(value) = unsupported_value(text, &run.history, root) {
+                if let Some(value) = unsupported_value(text, &run.history, &run.results_seen, root)
+                {
                     let meant = crate::supported::longer_path_named(&value, &run.history);
                     let held = Held::Unsupported(value, meant);
                     if room(&held) {

@@ -327,6 +327,7 @@ impl<B: Backend> Agent<B> {
             }
         }
         let results: Vec<String> = outcomes.into_iter().map(|o| o.text).collect();
+        run.results_seen.extend(results.iter().cloned());
         self.strategy.record(
             Exchange {
                 raw: &completion.text,

@@ -47,6 +47,9 @@ pub(crate) struct RunState {
     pub holds: HoldCounts,
     /// The note the next request carries (a retry's).
     pub note: Option<String>,
+    /// Every tool result as it came back, in order: what the run has seen, which
+    /// compaction may later shorten in `history`.
+    pub results_seen: Vec<String>,
     /// The next reply's token allowance.
     pub reply_tokens: u32,
     /// The attempt within the current turn.
@@ -137,6 +140,7 @@ impl RunState {
             memory: Memory::default(),
             holds: HoldCounts::default(),
             note: None,
+            results_seen: Vec::new(),
             reply_tokens,
             attempt: 1,
             forced: None,

@@ -12,8 +12,14 @@ use crate::grounding::names_existing_path;
 use crate::guesses::is_identifier;
 
 /// The first value `answer` states that nothing in `history` (the user's messages and
-/// the tool results) shows and that is no path under `root`.
-pub(crate) fn unsupported_value(answer: &str, history: &[Message], root: &Path) -> Option<String> {
+/// the tool results) nor `seen` (every result of the run as it came, before the context
+/// was compacted) shows, and that is no path under `root`.
+pub(crate) fn unsupported_value(
+    answer: &str,
+    history: &[Message],
+    seen: &[String],
+    root: &Path,
+) -> Option<String> {
     let candidates = stated_values(answer);
     if candidates.is_empty() {
         return None;
@@ -22,6 +28,7 @@ pub(crate) fn unsupported_value(answer: &str, history: &[Message], root: &Path) 
         .iter()
         .filter(|m| matches!(m.role, Role::User | Role::Tool))
         .filter_map(|m| m.content.as_deref())
+        .chain(seen.iter().map(String::as_str))
         .map(str::to_lowercase)
         .collect();
     candidates.into_iter().find(|value| {
@@ -81,7 +88,19 @@ fn stated_values(answer: &str) -> Vec<String> {
     if let Some(quoted) = QUOTED.as_ref() {
         for caps in quoted.captures_iter(answer) {
             let inner = caps[1].trim();
-            if inner.chars().any(|c| c.is_ascii_digit()) || looks_like_path(inner) {
+            if inner.contains(char::is_whitespace) {
+                // A phrase or a command in backticks (`grep -A 1 "user=Farah"`,
+                // `max_connections = 480`) is no one value: its words with a digit are.
+                for word in inner
+                    .split_whitespace()
+                    .map(|w| w.trim_matches(|c: char| "\"'(),;:".contains(c)))
+                    .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+                {
+                    if !values.iter().any(|v| v == word) {
+                        values.push(word.to_string());
+                    }
+                }
+            } else if inner.chars().any(|c| c.is_ascii_digit()) || looks_like_path(inner) {
                 values.push(inner.to_string());
             }
         }
@@ -244,13 +263,30 @@ mod tests {
             ("The confirmation code is 1234567890.", "1234567890"),
             // A hidden directory's file, its dot dropped.
             ("The file `prod/limits.toml` sets it.", "prod/limits.toml"),
+            // A number inside a phrase in backticks.
+            ("It is set as `max_connections = 100`.", "100"),
         ] {
             assert_eq!(
-                unsupported_value(answer, &history(), dir.path()).as_deref(),
+                unsupported_value(answer, &history(), &[], dir.path()).as_deref(),
                 Some(value),
                 "{answer}"
             );
         }
+    }
+
+    #[test]
+    fn a_value_of_a_result_the_context_no_longer_holds_whole_is_supported() {
+        let dir = tempfile::tempdir().unwrap();
+        let answer = "The first one is `evt-5RVJ7`, at 2026-03-09T08:44:08Z.";
+        assert_eq!(
+            unsupported_value(answer, &history(), &[], dir.path()).as_deref(),
+            Some("evt-5RVJ7")
+        );
+        let seen = ["events.log:5: 2026-03-09T08:44:08Z evt-5RVJ7 user=Farah".to_string()];
+        assert_eq!(
+            unsupported_value(answer, &history(), &seen, dir.path()),
+            None
+        );
     }
 
     #[test]
@@ -267,9 +303,11 @@ mod tests {
             "The file `sub/notes3.txt` holds it.",
             "There are 3 of them.",
             "Done.",
+            // A command shown in backticks states none of its words as a value.
+            "With `grep -A 1 \"code\" config.json` the code is `PG-4471`.",
         ] {
             assert_eq!(
-                unsupported_value(answer, &history(), dir.path()),
+                unsupported_value(answer, &history(), &[], dir.path()),
                 None,
                 "{answer}"
             );

@@ -49,6 +49,7 @@ impl<B: Backend> Agent<B> {
             return;
         }
         let results = [outcome.text.clone()];
+        run.results_seen.extend(results.iter().cloned());
         self.strategy.record(
             Exchange {
                 raw: "",
