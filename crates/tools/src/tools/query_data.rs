@@ -224,7 +224,7 @@ fn run(workspace: &Workspace, query: &Query<'_>) -> ToolOutcome {
             read.join("; ")
         )),
     }
-    let (answer, shown) = match outcome(query, &matching, &known) {
+    let (answer, shown) = match outcome(query, &conditions, &matching, &known) {
         Ok(done) => done,
         Err(message) => return ToolOutcome::failure(format!("{out}{message}")),
     };
@@ -285,7 +285,7 @@ fn over_all_records(
         return None;
     }
     let all: Vec<&Record> = records.iter().collect();
-    let (line, shown) = outcome(query, &all, known).ok()?;
+    let (line, shown) = outcome(query, conditions, &all, known).ok()?;
     let mut out = format!(
         "Every condition was on `{field}`, the field this picks by; over all {} records instead: {}\n",
         records.len(),
@@ -296,8 +296,10 @@ fn over_all_records(
 }
 
 /// The result line and the records shown under it; an error names what is missing.
+/// `conditions` are the call's, as read.
 fn outcome<'r>(
     query: &Query<'_>,
+    conditions: &[Condition],
     matching: &[&'r Record],
     known: &[String],
 ) -> Result<(String, Vec<&'r Record>), String> {
@@ -369,10 +371,9 @@ fn outcome<'r>(
             let field = field.unwrap_or_default();
             // Fields the call's own conditions compare come first among those
             // offered instead (`rating > 2` in a max of `name` meant the rating).
-            let compared: Vec<&str> = query
-                .conditions
+            let compared: Vec<&str> = conditions
                 .iter()
-                .filter_map(|c| Condition::parse(c)?.compared_field(known))
+                .filter_map(|c| c.compared_field(known))
                 .collect();
             if let Some(refusal) = unordered(query.op, field, known, &compared, matching) {
                 return Err(refusal);
