@@ -15,7 +15,7 @@ const EXITED: &str = "program exited with status";
 const STEP: Duration = Duration::from_secs(120);
 
 /// A tmux server of its own with one session running a command.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
@@ -25,7 +25,7 @@ impl Tmux {
     /// A shell runs it, then prints its exit status and waits; the shell catches
     /// SIGINT (so Ctrl-C reaches the program alone), and the program starts with the
     /// default disposition, as from a user's shell.
-    fn start(program: &Path, args: &[&str], env: &[(&str, &Path)]) -> Self {
+    pub(crate) fn start(program: &Path, args: &[&str], env: &[(&str, &Path)]) -> Self {
         let version = Command::new("tmux").arg("-V").output();
         assert!(
             version.is_ok_and(|v| v.status.success()),
@@ -39,7 +39,10 @@ impl Tmux {
             "trap : INT; {}; echo \"{EXITED} $?\"; sleep 600",
             quoted.join(" ")
         );
-        let socket = format!("rein-chat-test-{}", std::process::id());
+        // One server per test, tests of one process running at once.
+        static SERVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SERVERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = format!("rein-chat-test-{}-{n}", std::process::id());
         let mut command = Command::new("tmux");
         command
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
@@ -54,7 +57,7 @@ impl Tmux {
     }
 
     /// Sends tmux key names (`Enter`, `C-c`) or, with `literal`, text as typed.
-    fn keys(&self, keys: &[&str], literal: bool) {
+    pub(crate) fn keys(&self, keys: &[&str], literal: bool) {
         let mut command = Command::new("tmux");
         command.args(["-L", &self.socket, "send-keys", "-t", "chat"]);
         if literal {
@@ -65,13 +68,13 @@ impl Tmux {
     }
 
     /// Types `line` and presses Enter.
-    fn line(&self, line: &str) {
+    pub(crate) fn line(&self, line: &str) {
         self.keys(&[line], true);
         self.keys(&["Enter"], false);
     }
 
     /// The pane's text with its scrollback, wrapped lines joined.
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-J"])
             .args(["-S", "-5000", "-t", "chat"])
@@ -81,7 +84,7 @@ impl Tmux {
     }
 
     /// Waits until `done` holds for the screen, and returns it; fails with the screen.
-    fn wait(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();

@@ -17,6 +17,8 @@ pub const KV_TYPES: [&str; 3] = ["f16", "q8_0", "q4_0"];
 pub const KV_TYPES_PLANNED: [&str; 4] = ["f16", "q8_0", "q4_0", "f32"];
 /// `--describe`.
 pub const DESCRIPTIONS: [&str; 2] = ["full", "compact"];
+/// `rein run --approve`.
+pub const APPROVALS: [&str; 4] = ["never", "writes", "shell", "always"];
 /// `rein run --backend`.
 pub const BACKENDS: [&str; 2] = ["local", "openai"];
 
@@ -44,6 +46,7 @@ mod tests {
         parse_all::<rein_agent::Profile>(&PROFILES);
         parse_all::<rein_format::ToolFormat>(&TOOL_FORMATS);
         parse_all::<rein_tools::SandboxMode>(&SANDBOX_MODES);
+        parse_all::<rein_agent::ApprovalPolicy>(&APPROVALS);
         parse_all::<rein_models::KvCacheType>(&KV_TYPES_PLANNED);
         for kv in KV_TYPES {
             assert!(KV_TYPES_PLANNED.contains(&kv));

@@ -1,5 +1,6 @@
 //! The subcommands, and the model resolution they share.
 
+pub mod approve;
 pub mod bench;
 pub mod bench_memory;
 pub mod bench_prompt_cache;
@@ -18,6 +19,7 @@ pub mod quantize;
 pub mod replay;
 pub mod resume;
 pub mod run;
+pub mod run_session;
 pub mod serve;
 pub mod todo_workspace;
 pub mod undo;

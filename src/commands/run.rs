@@ -3,11 +3,12 @@
 //! The model runs in this process, or behind an OpenAI-compatible server (`--backend openai`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use rein_agent::{Agent, Profile, RunConfig};
+use rein_agent::{Agent, ApprovalPolicy, Profile, RunConfig};
 use rein_engine::Backend;
 use rein_format::DescriptionStyle;
 use rein_llama::{Engine, LocalBackend};
@@ -19,9 +20,20 @@ use rein_tools::{Registry, SandboxMode, ToolLimits, Workspace};
 /// Arguments of `rein run`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// The task.
-    #[arg(required_unless_present = "resume")]
+    /// The task (with -i, the session's first).
+    #[arg(required_unless_present_any = ["resume", "interactive"])]
     pub task: Option<String>,
+    /// An agent session: after each answer, the next task (a follow-up) is read from
+    /// the terminal and worked on with the conversation and the model's cache kept;
+    /// /undo, /reset, /help; Ctrl-C stops the task under way, Ctrl-D leaves.
+    #[arg(short, long, conflicts_with = "resume")]
+    pub interactive: bool,
+    /// Which calls wait for your approval before they run: never, writes (file
+    /// changes and shell commands), shell, or always. Each is shown (the command, or
+    /// the change as a diff) and answered y, n (the model is told; nothing changes) or
+    /// e (edit it). Answers are read from standard input.
+    #[arg(long, default_value = "never", value_parser = super::choices::typed::<ApprovalPolicy>(&super::choices::APPROVALS))]
+    pub approve: ApprovalPolicy,
     /// Go on with the run this trace recorded, in the same workspace, from where it
     /// stopped (Ctrl-C, a budget or an error); its task, with fresh budgets.
     #[arg(long, value_name = "TRACE", conflicts_with = "task")]
@@ -119,6 +131,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let start = match (&args.resume, &args.task) {
         (Some(trace), _) => Start::Resume(super::resume::earlier_run(trace)?),
         (None, Some(task)) => Start::Task(task.clone()),
+        // A session reads its first task at its prompt.
+        (None, None) if args.interactive => Start::Task(String::new()),
         (None, None) => anyhow::bail!("give a task, or --resume TRACE"),
     };
     let workspace = Workspace::new(
@@ -140,6 +154,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         args.mcp.mcp_disclosure,
         args.ctx.unwrap_or(8192) as usize,
     );
+    if args.interactive {
+        return super::run_session::run(&args, workspace, config, (trace, &trace_path), servers);
+    }
     let id = super::undo::run_id(&trace_path);
     let record = if args.no_undo {
         None
@@ -168,7 +185,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 }
 
 /// The exit status of a run the user stopped with Ctrl-C (128 + SIGINT, as shells do).
-const INTERRUPTED_EXIT: i32 = 130;
+pub(super) const INTERRUPTED_EXIT: i32 = 130;
 
 /// What a run starts from: a task, or an earlier run's conversation.
 enum Start {
@@ -177,7 +194,7 @@ enum Start {
 }
 
 /// The MCP servers of a run, how their tools are shown, and the context size.
-type Servers = (Vec<rein_mcp::ServerConfig>, Disclosure, usize);
+pub(super) type Servers = (Vec<rein_mcp::ServerConfig>, Disclosure, usize);
 
 /// Runs the agent on the backend `args` name.
 fn execute(
@@ -193,24 +210,28 @@ fn execute(
         .enable_all()
         .build()?;
     let result = match args.backend.as_str() {
-        "local" => {
-            let path = args.model.resolve()?;
-            runtime.block_on(async {
-                let mut engine_config =
-                    args.model
-                        .engine_config(path, Some(args.ctx.unwrap_or(8192)), 1)?;
-                engine_config.prompt_cache = super::prompt_cache::config(
-                    !args.model.no_prompt_cache,
-                    Some(&args.model.model),
-                );
-                let engine = Engine::load(engine_config).await?;
-                let backend = LocalBackend::new(&engine).await?;
-                run_agent(backend, workspace, config, start, trace, servers).await
-            })
-        }
+        "local" => runtime.block_on(async {
+            let (_engine, backend) = local_backend(args).await?;
+            run_agent(
+                backend,
+                workspace,
+                (config, args.approve),
+                start,
+                trace,
+                servers,
+            )
+            .await
+        }),
         "openai" => {
             let backend = RemoteBackend::new(remote_settings(args)?)?;
-            runtime.block_on(run_agent(backend, workspace, config, start, trace, servers))
+            runtime.block_on(run_agent(
+                backend,
+                workspace,
+                (config, args.approve),
+                start,
+                trace,
+                servers,
+            ))
         }
         other => anyhow::bail!("--backend must be local or openai, got `{other}`"),
     };
@@ -220,10 +241,24 @@ fn execute(
     result
 }
 
+/// The model of `args` loaded in this process, and a backend over it (the engine
+/// lives as long as it is held).
+pub(super) async fn local_backend(args: &RunArgs) -> anyhow::Result<(Engine, LocalBackend)> {
+    let path = args.model.resolve()?;
+    let mut engine_config = args
+        .model
+        .engine_config(path, Some(args.ctx.unwrap_or(8192)), 1)?;
+    engine_config.prompt_cache =
+        super::prompt_cache::config(!args.model.no_prompt_cache, Some(&args.model.model));
+    let engine = Engine::load(engine_config).await?;
+    let backend = LocalBackend::new(&engine).await?;
+    Ok((engine, backend))
+}
+
 async fn run_agent<B: Backend>(
     backend: B,
     workspace: Workspace,
-    config: RunConfig,
+    (config, approval): (RunConfig, ApprovalPolicy),
     start: Start,
     mut trace: TraceWriter,
     (servers, disclosure, context_tokens): Servers,
@@ -234,6 +269,10 @@ async fn run_agent<B: Backend>(
     let result = match Agent::new(backend, workspace, &registry, config) {
         Ok(mut agent) => {
             agent.stop_when(stop_on_ctrl_c());
+            agent.approve_with(
+                approval,
+                Arc::new(super::approve::TerminalApprover::new(None)),
+            );
             let mut progress = crate::progress::StepPrinter::stderr();
             let mut sinks = Sinks::new().with(&mut trace).with(&mut progress);
             Ok(match start {
@@ -269,7 +308,7 @@ fn stop_on_ctrl_c() -> tokio::sync::watch::Receiver<bool> {
 }
 
 /// The remote server of `--backend openai`.
-fn remote_settings(args: &RunArgs) -> anyhow::Result<RemoteSettings> {
+pub(super) fn remote_settings(args: &RunArgs) -> anyhow::Result<RemoteSettings> {
     let base_url = args
         .base_url
         .clone()

@@ -8,6 +8,8 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rein_llama::{Engine, EngineConfig};
 use rein_models::{Manifest, ModelCache};
 
+pub mod scripted_server;
+
 /// The tiny model's file in the cache; fails with instructions when it is missing.
 pub fn tiny_model() -> PathBuf {
     model_path("tiny")

@@ -12,6 +12,7 @@ use rein_protocol::{EventSink, FunctionSpec, RunEvent, StopReason, ToolSpec};
 use rein_tools::{Registry, Workspace};
 use serde_json::json;
 
+use crate::approval::{ApprovalPolicy, Approver};
 use crate::config::RunConfig;
 use crate::execute::Executor;
 use crate::profile::{RetryMode, Strategy};
@@ -136,6 +137,7 @@ impl<B: Backend> Agent<B> {
                 skips_repeats: strategy.guards_answers(),
                 json_lines: config.result_lines && strategy.guards_answers(),
                 rules: config.rules.clone(),
+                approval: None,
             },
             tool_names: tools.tools().iter().map(|t| t.name.clone()).collect(),
             tools: Arc::new(tools),
@@ -152,6 +154,16 @@ impl<B: Backend> Agent<B> {
     /// the trace, to be resumed.
     pub fn stop_when(&mut self, signal: tokio::sync::watch::Receiver<bool>) {
         self.stop = Some(signal);
+    }
+
+    /// Shows each call `policy` asks about to `approver` before it runs: the user
+    /// runs it, runs it with other arguments, or refuses it (the model is told, and
+    /// nothing changes).
+    pub fn approve_with(&mut self, policy: ApprovalPolicy, approver: Arc<dyn Approver>) {
+        self.executor.approval = match policy {
+            ApprovalPolicy::Never => None,
+            policy => Some((policy, approver)),
+        };
     }
 
     /// Whether the user has asked the run to stop.

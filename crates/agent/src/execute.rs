@@ -10,6 +10,7 @@ use rein_protocol::{EventSink, RunEvent};
 use rein_tools::{Access, Registry, Tool, ToolOutcome, Workspace};
 use serde_json::Value;
 
+use crate::approval::{preview, refused_note, ApprovalPolicy, ApprovalRequest, Approver, Decision};
 use crate::call_outcome::CallOutcome;
 use crate::memory::Memory;
 use crate::named_files::{unopened_note, unopened_paths};
@@ -59,6 +60,8 @@ pub(crate) struct Executor {
     pub json_lines: bool,
     /// The loop's rules that may add notes to results.
     pub rules: RuleSwitches,
+    /// Which calls wait for the user, and who is asked (`--approve`).
+    pub approval: Option<(ApprovalPolicy, Arc<dyn Approver>)>,
 }
 
 impl Executor {
@@ -86,10 +89,16 @@ impl Executor {
             })
             .collect();
         let mut outcomes: Vec<Option<CallOutcome>> = vec![None; calls.len()];
+        let (calls, decided) = self.approved(calls, &accesses, turn, events);
         for (group_index, group) in schedule::plan(&accesses).into_iter().enumerate() {
             let mut running = Vec::with_capacity(group.len());
             for index in group {
                 let started = Instant::now();
+                if decided[index] == Some(Decision::Refuse) {
+                    let outcome = CallOutcome::failed(refused_note(&calls[index].name));
+                    running.push((index, started, Started::Done(outcome)));
+                    continue;
+                }
                 let (start, offered) = self.start(&calls[index], memory);
                 if let Some(offered) = offered {
                     fired(
@@ -183,6 +192,18 @@ impl Executor {
                         outcome
                     }
                 };
+                let outcome = match &decided[index] {
+                    // The model's call is in the conversation as it wrote it: the
+                    // result says what ran instead.
+                    Some(Decision::Edit(arguments)) => CallOutcome {
+                        text: format!(
+                            "(The user changed this call before it ran; it ran with the arguments {arguments}.)\n{}",
+                            outcome.text
+                        ),
+                        ..outcome
+                    },
+                    _ => outcome,
+                };
                 events.emit(&RunEvent::ToolResult {
                     turn,
                     id: call.id.clone(),
@@ -201,6 +222,57 @@ impl Executor {
             .into_iter()
             .map(|o| o.unwrap_or_else(|| CallOutcome::failed("internal error: not run".into())))
             .collect()
+    }
+
+    /// `calls` after the user's decisions (`--approve`): each call the policy asks
+    /// about is shown, and run as it is, run with the user's arguments (they replace
+    /// the call's), or refused; each call's decision, if one was asked for.
+    fn approved(
+        &self,
+        calls: &[ReadyCall],
+        accesses: &[Access],
+        turn: u32,
+        events: &mut dyn EventSink,
+    ) -> (Vec<ReadyCall>, Vec<Option<Decision>>) {
+        let mut calls = calls.to_vec();
+        let mut decided = vec![None; calls.len()];
+        let Some((policy, approver)) = &self.approval else {
+            return (calls, decided);
+        };
+        for (index, call) in calls.iter_mut().enumerate() {
+            if !policy.asks(&call.name, &accesses[index]) {
+                continue;
+            }
+            let request = ApprovalRequest {
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+                preview: preview(&call.name, &call.arguments, &self.workspace),
+            };
+            // The user may take a while: other tasks of a multi-threaded runtime go on.
+            let decision =
+                match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
+                    Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
+                        tokio::task::block_in_place(|| approver.decide(&request))
+                    }
+                    _ => approver.decide(&request),
+                };
+            let shown = match &decision {
+                Decision::Run => "run",
+                Decision::Edit(arguments) => {
+                    call.arguments = arguments.clone();
+                    "edit"
+                }
+                Decision::Refuse => "refuse",
+            };
+            events.emit(&RunEvent::Approval {
+                turn,
+                id: call.id.clone(),
+                name: call.name.clone(),
+                decision: shown.into(),
+            });
+            decided[index] = Some(decision);
+        }
+        (calls, decided)
     }
 
     /// Starts a call on a blocking thread, or answers it at once (a repeated failure,

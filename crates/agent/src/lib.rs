@@ -11,12 +11,14 @@ mod answer_form;
 mod answer_hints;
 mod answer_now;
 mod answer_text;
+mod approval;
 mod call_checks;
 mod call_intent;
 mod call_outcome;
 mod calls;
 mod config;
 mod context;
+mod continued;
 mod copies;
 mod described_edit;
 mod empty_answer;
@@ -65,6 +67,9 @@ mod unread_writes;
 mod validate;
 
 pub use agent::{Agent, AgentError};
+pub use approval::{
+    preview as approval_preview, ApprovalPolicy, ApprovalRequest, Approver, Decision,
+};
 pub use config::{RunConfig, SettingError};
 pub use context::{compact, Compaction, ContextPolicy};
 pub use facts::detect as workspace_facts;

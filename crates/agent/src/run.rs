@@ -41,35 +41,12 @@ impl<B: Backend> Agent<B> {
         self.drive(run, events).await
     }
 
-    /// Goes on with `task` from `history`, the conversation an earlier run of it
-    /// recorded when it stopped (`from` names that run's trace): the calls it made are
-    /// not made again, and the budgets start afresh.
-    pub async fn resume_with(
+    /// The loop of a started run, to its end.
+    pub(crate) async fn drive(
         &mut self,
-        task: &str,
-        history: Vec<Message>,
-        from: &str,
+        mut run: RunState,
         events: &mut dyn EventSink,
     ) -> RunResult {
-        self.forget_revealed();
-        let mut run = self.start(task, events);
-        events.emit(&RunEvent::Resumed {
-            from: from.to_string(),
-            messages: history.len(),
-        });
-        // New calls are numbered after the earlier run's.
-        run.call_ids = history
-            .iter()
-            .flat_map(|message| &message.tool_calls)
-            .filter_map(|call| call.id.as_deref()?.strip_prefix("call_")?.parse().ok())
-            .max()
-            .unwrap_or(0);
-        run.history = history;
-        self.drive(run, events).await
-    }
-
-    /// The loop of a started run, to its end.
-    async fn drive(&mut self, mut run: RunState, events: &mut dyn EventSink) -> RunResult {
         let (stop, answer, detail) = loop {
             // The conversation as it stands, for `--resume` even after a kill.
             if let Some(history) = run.history_event() {
@@ -140,7 +117,7 @@ impl<B: Backend> Agent<B> {
     }
 
     /// The run's first event and its opening conversation.
-    fn start(&self, task: &str, events: &mut dyn EventSink) -> RunState {
+    pub(crate) fn start(&self, task: &str, events: &mut dyn EventSink) -> RunState {
         let facts =
             crate::facts::detect(self.executor.workspace.root(), self.config.workspace_files);
         events.emit(&RunEvent::RunStart {

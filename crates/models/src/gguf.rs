@@ -202,7 +202,7 @@ pub fn validate_gguf(path: &Path) -> Result<(), ModelError> {
 }
 
 /// Opens `path` and checks the GGUF magic, so that a wrong file gets a plain message.
-fn open_gguf(path: &Path) -> Result<File, ModelError> {
+pub(crate) fn open_gguf(path: &Path) -> Result<File, ModelError> {
     let mut file = File::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => ModelError::MissingFile(path.to_path_buf()),
         _ => ModelError::io("opening", path)(e),

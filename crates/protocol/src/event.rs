@@ -227,6 +227,17 @@ pub enum RunEvent {
         /// The tools whose calls waited.
         tools: Vec<String>,
     },
+    /// The user was asked about a call before it ran (`--approve`).
+    Approval {
+        /// The turn.
+        turn: u32,
+        /// The call's id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// `run`, `edit` (it ran with the user's arguments) or `refuse`.
+        decision: String,
+    },
     /// A tool server (MCP) was started for the run, or could not be.
     ToolServer {
         /// The server's name.
@@ -362,6 +373,9 @@ impl RunEvent {
                 "   ~ not run yet, waiting for the first tool's result: {}",
                 tools.join(", ")
             ),
+            RunEvent::Approval { name, decision, .. } => {
+                format!("   ? {name}: the user chose {decision}")
+            }
             RunEvent::ToolServer { server, started, tools, detail } => if *started {
                 format!("   + MCP server {server}: {tools} tools ({detail})")
             } else {

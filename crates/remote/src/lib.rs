@@ -18,6 +18,8 @@ use rein_protocol::openai::{
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
+pub mod gguf_tokenizer;
+
 /// Where the remote model is and how to reach it.
 #[derive(Clone)]
 pub struct RemoteSettings {
@@ -82,13 +84,30 @@ impl std::fmt::Debug for RemoteBackend {
     }
 }
 
+/// The tokenizer in `path`: a GGUF model file (its own vocabulary and merges) or a
+/// `tokenizer.json`.
+fn load_tokenizer(path: &std::path::Path) -> Result<tokenizers::Tokenizer, String> {
+    let mut magic = [0u8; 4];
+    let is_gguf = std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic))
+        .is_ok()
+        && &magic == b"GGUF";
+    match is_gguf {
+        true => gguf_tokenizer::from_gguf(path),
+        false => tokenizers::Tokenizer::from_file(path).map_err(|e| e.to_string()),
+    }
+}
+
 impl RemoteBackend {
     /// A backend for `settings`; loads the tokenizer when one is given.
     pub fn new(settings: RemoteSettings) -> Result<Self, BackendError> {
         let tokenizer = match &settings.tokenizer {
             None => None,
-            Some(path) => Some(tokenizers::Tokenizer::from_file(path).map_err(|e| {
-                BackendError::Other(format!("cannot load the tokenizer {}: {e}", path.display()))
+            Some(path) => Some(load_tokenizer(path).map_err(|reason| {
+                BackendError::Other(format!(
+                    "cannot load the tokenizer {}: {reason}",
+                    path.display()
+                ))
             })?),
         };
         let agent = ureq::AgentBuilder::new().timeout(settings.timeout).build();
