@@ -376,13 +376,8 @@ fn print_result(result: &RunResult, json: bool) -> anyhow::Result<()> {
         println!("{answer}");
     }
     eprintln!(
-        "[{}{}: {} turns, {} tool calls ({} failed), {} ms; trace {}]",
-        result.stop_reason.as_str(),
-        result
-            .detail
-            .as_ref()
-            .map(|d| format!(" ({d})"))
-            .unwrap_or_default(),
+        "[{}: {} turns, {} tool calls ({} failed), {} ms; trace {}]",
+        stop_text(result),
         result.turns,
         result.tool_calls,
         result.tool_errors,
@@ -390,4 +385,12 @@ fn print_result(result: &RunResult, json: bool) -> anyhow::Result<()> {
         result.trace.as_deref().unwrap_or("-"),
     );
     Ok(())
+}
+
+/// Why a run stopped, with the detail when there is one (`backend_error (…)`).
+pub(super) fn stop_text(result: &RunResult) -> String {
+    match &result.detail {
+        Some(detail) => format!("{} ({detail})", result.stop_reason.as_str()),
+        None => result.stop_reason.as_str().to_string(),
+    }
 }

@@ -210,13 +210,8 @@ fn show(result: &RunResult) {
         println!("{answer}");
     }
     println!(
-        "[{}{}: {} turns, {} tool calls, {:.1} s; prompt {} tokens, {} of them reused]",
-        result.stop_reason.as_str(),
-        result
-            .detail
-            .as_ref()
-            .map(|d| format!(" ({d})"))
-            .unwrap_or_default(),
+        "[{}: {} turns, {} tool calls, {:.1} s; prompt {} tokens, {} of them reused]",
+        super::run::stop_text(result),
         result.turns,
         result.tool_calls,
         result.wall_ms as f64 / 1000.0,

@@ -75,20 +75,7 @@ impl GgufInfo {
             .metadata()
             .map_err(ModelError::io("reading metadata of", path))?
             .len();
-        let mut reader = BufReader::new(file);
-        let content = Content::read(&mut reader).map_err(|e| {
-            // candle appends a backtrace to some messages; the first line says it all.
-            let message = e.to_string();
-            let first = message
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            invalid(format!(
-                "the header does not parse; the file is truncated or damaged ({first})"
-            ))
-        })?;
+        let content = read_header(path, file)?;
         let meta = &content.metadata;
         let architecture = meta_string(meta, "general.architecture")
             .ok_or_else(|| invalid("no general.architecture in the metadata".into()))?;
@@ -199,6 +186,27 @@ pub fn validate_gguf(path: &Path) -> Result<(), ModelError> {
         }
         Err(e) => Err(e),
     }
+}
+
+/// The metadata and tensor table of the GGUF file `file` (opened from `path`).
+pub(crate) fn read_header(path: &Path, file: File) -> Result<Content, ModelError> {
+    let mut reader = BufReader::new(file);
+    Content::read(&mut reader).map_err(|e| {
+        // candle appends a backtrace to some messages; the first line says it all.
+        let message = e.to_string();
+        let first = message
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        ModelError::InvalidGguf {
+            path: path.to_path_buf(),
+            reason: format!(
+                "the header does not parse; the file is truncated or damaged ({first})"
+            ),
+        }
+    })
 }
 
 /// Opens `path` and checks the GGUF magic, so that a wrong file gets a plain message.

@@ -2,12 +2,11 @@
 //! pre-tokenizer name — read from the metadata (no weights), so that a tokenizer can be
 //! built without the model's `tokenizer.json`.
 
-use std::io::BufReader;
 use std::path::Path;
 
-use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::quantized::gguf_file::Value;
 
-use crate::gguf::open_gguf;
+use crate::gguf::{open_gguf, read_header};
 use crate::ModelError;
 
 /// llama.cpp's token type codes (`tokenizer.ggml.token_type`).
@@ -68,17 +67,7 @@ impl GgufVocab {
             path: path.to_path_buf(),
             reason,
         };
-        let mut reader = BufReader::new(open_gguf(path)?);
-        let content = Content::read(&mut reader).map_err(|e| {
-            let message = e.to_string();
-            let first = message
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            invalid(format!("the header does not parse ({first})"))
-        })?;
+        let content = read_header(path, open_gguf(path)?)?;
         let meta = &content.metadata;
         let model = meta
             .get("tokenizer.ggml.model")
