@@ -2,7 +2,7 @@
 # A rein binary for other machines: built for an x86-64 microarchitecture level
 # instead of this CPU (.cargo/config.toml's target-cpu=native), so it runs on any CPU
 # of that level. llama-cpp-sys-2 passes the same level to llama.cpp (-march) and turns
-# on ggml's kernels for exactly its features (README, "Installing").
+# on ggml's kernels for exactly its features (docs/decisions/0062).
 #
 #   scripts/build-portable.sh [LEVEL]     LEVEL: x86-64-v3 (default: AVX2, FMA, F16C,
 #                                         BMI2; Intel Haswell / AMD Excavator and later)
