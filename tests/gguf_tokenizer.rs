@@ -4,10 +4,8 @@
 //! splits) models; and `rein run --backend openai --tokenizer MODEL.gguf` counts a
 //! reply the server reports no usage for with it.
 
-use rein_llama::{Engine, EngineConfig};
-
-use crate::support::model_path;
 use crate::support::scripted_server::{says, scripted_server};
+use crate::support::{model_engine, model_path, tiny_engine};
 
 /// Lines of every kind a prompt holds.
 const CORPUS: &[&str] = &[
@@ -34,14 +32,7 @@ const CORPUS: &[&str] = &[
 ];
 
 fn llama_ids(name: &str) -> Vec<Vec<u32>> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut config = EngineConfig::new(model_path(name));
-    config.n_ctx = Some(512);
-    config.threads = Some(2);
-    let engine = runtime.block_on(Engine::load(config)).unwrap();
+    let (runtime, engine) = model_engine(name, 512);
     CORPUS
         .iter()
         .map(|line| {
@@ -84,7 +75,11 @@ fn a_remote_reply_without_usage_is_counted_by_the_gguf_tokenizer() {
     let tiny = model_path("tiny");
     let expected = {
         let _model = rein_test_support::model_lock();
-        llama_count(&tiny, ANSWER)
+        let (runtime, engine) = tiny_engine(512);
+        runtime
+            .block_on(engine.tokenize(ANSWER, false))
+            .unwrap()
+            .len()
     };
     let (url, _) = scripted_server(vec![says(ANSWER)]);
     let dir = tempfile::tempdir().unwrap();
@@ -120,19 +115,4 @@ fn a_remote_reply_without_usage_is_counted_by_the_gguf_tokenizer() {
     assert_eq!(result["completion_tokens"], expected, "{result}");
     // Without the tokenizer the count is the four-characters-a-token estimate.
     assert_ne!(expected, ANSWER.len().div_ceil(4));
-}
-
-fn llama_count(model: &std::path::Path, text: &str) -> usize {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let mut config = EngineConfig::new(model.to_path_buf());
-    config.n_ctx = Some(512);
-    config.threads = Some(2);
-    let engine = runtime.block_on(Engine::load(config)).unwrap();
-    runtime
-        .block_on(engine.tokenize(text, false))
-        .unwrap()
-        .len()
 }

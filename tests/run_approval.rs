@@ -15,7 +15,7 @@ use crate::support::scripted_server::{calls, says, scripted_server, Received};
 use crate::support::{rein_command, stderr, stdout, NO_USER_CONFIG};
 
 /// `rein run` against the server at `url` in `dir`, `--approve writes`, with `args`
-/// after the common ones and `answers` on standard input.
+/// after the common ones and `answers` on standard input; it must succeed.
 fn run(url: &str, dir: &Path, args: &[&str], answers: &str) -> Output {
     let records = dir.join(".records");
     let mut child = rein_command()
@@ -50,7 +50,15 @@ fn run(url: &str, dir: &Path, args: &[&str], answers: &str) -> Output {
         .unwrap()
         .write_all(answers.as_bytes())
         .unwrap();
-    child.wait_with_output().unwrap()
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}\n{}\n{}",
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+    out
 }
 
 fn workspace() -> tempfile::TempDir {
@@ -85,13 +93,6 @@ fn a_refused_write_changes_nothing_and_the_model_is_told() {
     let (url, received) = scripted_server(vec![write_call(), says("I left it.")]);
     let dir = workspace();
     let out = run(&url, dir.path(), &["Change two to 2 in notes.md"], "n\n");
-    assert!(
-        out.status.success(),
-        "{:?}\n{}\n{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
-    );
     // The write was shown as a diff before anything ran.
     let shown = stderr(&out);
     assert!(
@@ -117,14 +118,7 @@ fn a_refused_write_changes_nothing_and_the_model_is_told() {
 fn an_approved_write_runs_and_an_edited_one_runs_as_edited() {
     let (url, _) = scripted_server(vec![write_call(), says("Changed.")]);
     let dir = workspace();
-    let out = run(&url, dir.path(), &["Change two to 2 in notes.md"], "y\n");
-    assert!(
-        out.status.success(),
-        "{:?}\n{}\n{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
-    );
+    run(&url, dir.path(), &["Change two to 2 in notes.md"], "y\n");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("work/notes.md")).unwrap(),
         "one\n2\n"
@@ -133,18 +127,11 @@ fn an_approved_write_runs_and_an_edited_one_runs_as_edited() {
     let (url, received) = scripted_server(vec![write_call(), says("Changed.")]);
     let dir = workspace();
     let edited = r#"{"path": "notes.md", "content": "one\nTWO\n"}"#;
-    let out = run(
+    run(
         &url,
         dir.path(),
         &["Change two to 2 in notes.md"],
         &format!("e\n{edited}\n"),
-    );
-    assert!(
-        out.status.success(),
-        "{:?}\n{}\n{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
     );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("work/notes.md")).unwrap(),
@@ -170,13 +157,6 @@ fn a_session_works_on_a_follow_up_with_the_conversation_kept_and_undoes_it() {
         dir.path(),
         &["-i"],
         "Write hi into hello.txt\ny\nWhat does it say?\n/undo\n",
-    );
-    assert!(
-        out.status.success(),
-        "{:?}\n{}\n{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
     );
     let printed = stdout(&out);
     assert!(printed.contains("Wrote hello.txt."), "{printed}");

@@ -31,16 +31,22 @@ pub fn model_path(name: &str) -> PathBuf {
 /// A single-threaded runtime and the tiny model loaded with `n_ctx` context tokens on
 /// 2 threads.
 pub fn tiny_engine(n_ctx: u32) -> (tokio::runtime::Runtime, Engine) {
+    model_engine("tiny", n_ctx)
+}
+
+/// A single-threaded runtime and the named model loaded with `n_ctx` context tokens on
+/// 2 threads.
+pub fn model_engine(name: &str, n_ctx: u32) -> (tokio::runtime::Runtime, Engine) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let mut config = EngineConfig::new(tiny_model());
+    let mut config = EngineConfig::new(model_path(name));
     config.n_ctx = Some(n_ctx);
     config.threads = Some(2);
     let engine = runtime
         .block_on(Engine::load(config))
-        .expect("load the tiny model");
+        .unwrap_or_else(|e| panic!("load the {name} model: {e}"));
     (runtime, engine)
 }
 

@@ -3,6 +3,7 @@
 //! error instead of running again; source edits are tracked for the verification
 //! guard; every result is reported as an event.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -227,18 +228,18 @@ impl Executor {
     /// `calls` after the user's decisions (`--approve`): each call the policy asks
     /// about is shown, and run as it is, run with the user's arguments (they replace
     /// the call's), or refused; each call's decision, if one was asked for.
-    fn approved(
+    fn approved<'c>(
         &self,
-        calls: &[ReadyCall],
+        calls: &'c [ReadyCall],
         accesses: &[Access],
         turn: u32,
         events: &mut dyn EventSink,
-    ) -> (Vec<ReadyCall>, Vec<Option<Decision>>) {
-        let mut calls = calls.to_vec();
+    ) -> (Cow<'c, [ReadyCall]>, Vec<Option<Decision>>) {
         let mut decided = vec![None; calls.len()];
         let Some((policy, approver)) = &self.approval else {
-            return (calls, decided);
+            return (Cow::Borrowed(calls), decided);
         };
+        let mut calls = calls.to_vec();
         for (index, call) in calls.iter_mut().enumerate() {
             if !policy.asks(&call.name, &accesses[index]) {
                 continue;
@@ -272,7 +273,7 @@ impl Executor {
             });
             decided[index] = Some(decision);
         }
-        (calls, decided)
+        (Cow::Owned(calls), decided)
     }
 
     /// Starts a call on a blocking thread, or answers it at once (a repeated failure,
