@@ -139,49 +139,20 @@ fn report_constrained_decode() {
         "{name}: unconstrained {free:.2} ms/token ({free_tokens} tokens), constrained {constrained:.2} ms/token ({constrained_tokens} tokens), overhead {:+.1}%",
         (constrained / free - 1.0) * 100.0
     );
-    report_llguidance(&runtime, engine, &prompt, &set, free);
+    report_llguidance(&runtime, engine, &prompt, &grammar, free);
 }
 
-/// The same call grammar in llguidance's Lark syntax, arguments given to llguidance
-/// as JSON schemas (`%json`): llguidance's front end does not read every GBNF rule
-/// rein writes (hex escapes in character classes are refused).
-#[cfg(feature = "llguidance")]
-fn lark_calls(set: &ToolSet) -> Grammar {
-    let quote = |text: &str| serde_json::to_string(text).expect("string");
-    let mut rules = Vec::new();
-    let mut branches = Vec::new();
-    for (i, tool) in set.tools().iter().enumerate() {
-        branches.push(format!("t{i}"));
-        rules.push(format!(
-            "t{i}: {} a{i}",
-            quote(&format!("{}\", \"arguments\": ", tool.name))
-        ));
-        rules.push(format!("a{i}: %json {}", tool.sanitized.schema.to_json()));
-    }
-    let start = format!(
-        "start: {} body {}\nbody: {}",
-        quote("<tool_call>\n{\"name\": \""),
-        quote("}\n</tool_call>"),
-        branches.join(" | ")
-    );
-    Grammar {
-        gbnf: format!("{start}\n{}\n", rules.join("\n")),
-        root: "start".into(),
-        lazy_triggers: Vec::new(),
-    }
-}
-
-/// The same constrained decode with llguidance as the grammar engine (`--features
-/// llguidance`), and the one-time cost of its parser factory.
+/// The same constrained decode with llguidance as the grammar engine (the
+/// `llguidance` feature, on by default), forced tokens appended, and the one-time cost
+/// of its parser factory.
 #[cfg(feature = "llguidance")]
 fn report_llguidance(
     runtime: &tokio::runtime::Runtime,
     engine: Engine,
     prompt: &str,
-    set: &ToolSet,
+    grammar: &Grammar,
     free: f64,
 ) {
-    let grammar = lark_calls(set);
     let path = engine.info().path.clone();
     drop(engine);
     let mut config = EngineConfig::new(path);
@@ -192,7 +163,7 @@ fn report_llguidance(
     let started = std::time::Instant::now();
     generate_once(runtime, &engine, prompt, Some(grammar.clone()));
     let first_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let (constrained, tokens) = ms_per_token(runtime, &engine, prompt, Some(grammar));
+    let (constrained, tokens) = ms_per_token(runtime, &engine, prompt, Some(grammar.clone()));
     eprintln!(
         "llguidance: constrained {constrained:.2} ms/token ({tokens} tokens), overhead {:+.1}%; first request (with the parser factory) {first_ms:.0} ms",
         (constrained / free - 1.0) * 100.0
@@ -200,8 +171,8 @@ fn report_llguidance(
 }
 
 #[cfg(not(feature = "llguidance"))]
-fn report_llguidance(_: &tokio::runtime::Runtime, _: Engine, _: &str, _: &ToolSet, _: f64) {
-    eprintln!("llguidance: not built (cargo bench --features llguidance --bench grammar)");
+fn report_llguidance(_: &tokio::runtime::Runtime, _: Engine, _: &str, _: &Grammar, _: f64) {
+    eprintln!("llguidance: not built (the `llguidance` feature is off)");
 }
 
 criterion_group! {

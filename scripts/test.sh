@@ -19,6 +19,8 @@ cargo fmt --all --check
 scripts/check-linux-gating.sh
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --release --locked --workspace --all-targets -- -D warnings
+# Builds without llguidance (the default feature): GBNF holds every grammar.
+cargo clippy --release --locked --workspace --all-targets --no-default-features -- -D warnings
 # Tests run in parallel; tests that load a model use every core (llama.cpp with OpenMP
 # threads), so each takes rein-test-support's model lock and they run one at a time.
 cargo test --release --locked --workspace

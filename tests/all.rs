@@ -10,6 +10,8 @@ mod content_tokens;
 mod engine;
 mod eval;
 mod family_grammars;
+#[cfg(feature = "llguidance")]
+mod forced_tokens;
 mod gguf_tokenizer;
 mod mcp;
 mod openai_client;

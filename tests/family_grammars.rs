@@ -98,7 +98,7 @@ fn parameter() -> impl Strategy<Value = Value> {
     })
 }
 
-fn tool_list() -> impl Strategy<Value = Vec<Value>> {
+pub(crate) fn tool_list() -> impl Strategy<Value = Vec<Value>> {
     prop::collection::vec(
         (
             "[a-z][a-z_]{2,10}",

@@ -32,6 +32,9 @@ pub enum BenchCommand {
     PromptCache(super::bench_prompt_cache::PromptCacheBenchArgs),
     /// Agent-shaped replies decoded with prompt-lookup drafting vs plain decoding.
     Speculative(super::bench_speculative::SpeculativeBenchArgs),
+    /// Agent-shaped calls decoded with the grammar's forced tokens appended without
+    /// sampling vs plain constrained decoding (GBNF and llguidance).
+    Forced(super::bench_forced::ForcedBenchArgs),
 }
 
 /// Arguments of `rein bench reuse`.
@@ -92,6 +95,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
             runtime()?.block_on(super::bench_prompt_cache::run(args))
         }
         BenchCommand::Speculative(args) => runtime()?.block_on(super::bench_speculative::run(args)),
+        BenchCommand::Forced(args) => runtime()?.block_on(super::bench_forced::run(args)),
     }
 }
 

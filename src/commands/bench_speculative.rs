@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use rein_format::{ToolSet, TurnSpec};
+use rein_format::{ToolChoice, ToolSet, TurnSpec};
 use rein_llama::{Engine, GenerateOutput, GenerateRequest, LocalModel, Prompt, SamplingParams};
 use rein_protocol::{FunctionCall, Message, Role, ToolCall};
 use serde_json::json;
@@ -40,9 +40,9 @@ pub struct SpeculativeBenchArgs {
 const DEFAULT_DRAFT: u32 = 8;
 
 /// One agent turn: its name and the conversation before the reply.
-struct Scenario {
-    name: &'static str,
-    messages: Vec<Message>,
+pub(super) struct Scenario {
+    pub(super) name: &'static str,
+    pub(super) messages: Vec<Message>,
 }
 
 fn call(id: &str, name: &str, arguments: serde_json::Value) -> Message {
@@ -67,7 +67,7 @@ const SYSTEM: &str = "You are a careful software agent working in a workspace di
 /// The turns measured: writing a file from search results (the README's demo), an edit
 /// copied from a file just read, a call whose path comes from a listing, and an answer
 /// quoting a result.
-fn scenarios() -> Vec<Scenario> {
+pub(super) fn scenarios() -> Vec<Scenario> {
     let todo_task = "Find every TODO comment in this project and write them, one per line as `path:line: text`, into a new file TODO.md.";
     let todo_lines = "4 matching lines in 3 files:\nsrc/parser.py:12: # TODO: handle quoted fields that span lines\nsrc/parser.py:48: # TODO: report the column of a bad delimiter\nsrc/cli.py:7: # TODO: read the delimiter from --sep\ntests/test_parser.py:30: # TODO: cover empty input";
     let settings = "   1| class Database:\n   2|     host = \"db.internal\"\n   3|     timeout = 10\n   4| \n   5| \n   6| class Http:\n   7|     base_url = \"https://api.example.com\"\n   8|     timeout = 10";
@@ -113,15 +113,18 @@ fn scenarios() -> Vec<Scenario> {
     ]
 }
 
-/// One decode of `scenario` on `model`: greedy, under the turn's grammar and stops.
-async fn decode(
+/// One decode of `scenario` on `model`: greedy, under the grammar and stops of a turn
+/// with tool choice `choice`.
+pub(super) async fn decode(
     model: &LocalModel,
     tools: &ToolSet,
     scenario: &Scenario,
     max_tokens: u32,
+    choice: &ToolChoice,
 ) -> anyhow::Result<GenerateOutput> {
     let spec = TurnSpec {
         tools: Some(tools),
+        choice,
         constrained: true,
         ..TurnSpec::plain(&scenario.messages)
     };
@@ -184,8 +187,8 @@ pub async fn run(args: SpeculativeBenchArgs) -> anyhow::Result<()> {
                 0 => (&plain, &drafting),
                 _ => (&drafting, &plain),
             };
-            let a = decode(first, &tools, scenario, args.max_tokens).await?;
-            let b = decode(second, &tools, scenario, args.max_tokens).await?;
+            let a = decode(first, &tools, scenario, args.max_tokens, &ToolChoice::Auto).await?;
+            let b = decode(second, &tools, scenario, args.max_tokens, &ToolChoice::Auto).await?;
             let (p, d) = match rep % 2 {
                 0 => (a, b),
                 _ => (b, a),

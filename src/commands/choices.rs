@@ -15,6 +15,8 @@ pub const SANDBOX_MODES: [&str; 3] = ["workspace", "strict", "off"];
 pub const KV_TYPES: [&str; 3] = ["f16", "q8_0", "q4_0"];
 /// `--kv` of `rein models inspect`, which also plans an f32 cache.
 pub const KV_TYPES_PLANNED: [&str; 4] = ["f16", "q8_0", "q4_0", "f32"];
+/// `--grammar-engine`.
+pub const GRAMMAR_ENGINES: [&str; 2] = ["gbnf", "llguidance"];
 /// `--describe`.
 pub const DESCRIPTIONS: [&str; 2] = ["full", "compact"];
 /// `rein run --approve`.
@@ -48,6 +50,7 @@ mod tests {
         parse_all::<rein_tools::SandboxMode>(&SANDBOX_MODES);
         parse_all::<rein_agent::ApprovalPolicy>(&APPROVALS);
         parse_all::<rein_models::KvCacheType>(&KV_TYPES_PLANNED);
+        parse_all::<rein_llama::GrammarEngine>(&GRAMMAR_ENGINES);
         for kv in KV_TYPES {
             assert!(KV_TYPES_PLANNED.contains(&kv));
         }

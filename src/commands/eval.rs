@@ -151,6 +151,13 @@ pub struct EvalRunArgs {
     /// Do not keep the KV of the system prompt and tools on disk (`rein cache`).
     #[arg(long, env = "REIN_NO_PROMPT_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_prompt_cache: bool,
+    /// The library that holds replies to their grammar in every arm (`gbnf` or
+    /// `llguidance`, as `rein run --grammar-engine`).
+    #[arg(long, default_value = "llguidance", value_parser = super::choices::typed::<rein_llama::GrammarEngine>(&super::choices::GRAMMAR_ENGINES))]
+    pub grammar_engine: rein_llama::GrammarEngine,
+    /// With `llguidance`, sample every token, even those the grammar forces.
+    #[arg(long)]
+    pub no_forced_tokens: bool,
     /// An MCP server for every run, repeatable: `NAME=COMMAND ARG…` or
     /// `NAME=http://host:port/mcp`; started afresh in each run's workspace.
     #[arg(long = "mcp", value_name = "NAME=COMMAND ARG…")]
@@ -351,6 +358,12 @@ fn experiment_identity(args: &EvalRunArgs, tasks: &[Task]) -> Value {
     if let Some(seeds) = &args.seeds {
         identity["seeds"] = json!(seeds);
     }
+    // Recorded unless GBNF (the engine of every experiment before decision 0063), so
+    // those stay resumable.
+    if args.grammar_engine != rein_llama::GrammarEngine::Gbnf {
+        identity["grammar_engine"] = json!(args.grammar_engine.as_str());
+        identity["forced_tokens"] = json!(!args.no_forced_tokens);
+    }
     if !args.mcp.is_empty() {
         identity["mcp"] = json!(args.mcp);
         identity["mcp_disclosure"] = json!(format!("{:?}", args.mcp_disclosure).to_lowercase());
@@ -520,6 +533,8 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
         runtime.block_on(run_arm(
             &LlamaLoader {
                 prompt_cache: super::prompt_cache::config(!args.no_prompt_cache, None),
+                grammar_engine: args.grammar_engine,
+                forced_tokens: !args.no_forced_tokens,
             },
             arm,
             plan,
@@ -541,6 +556,9 @@ fn experiment(args: EvalRunArgs) -> anyhow::Result<()> {
 struct LlamaLoader {
     /// The prompt cache on disk every arm's engine uses.
     prompt_cache: Option<rein_llama::PromptCacheConfig>,
+    /// The grammar engine, and whether it appends forced tokens without sampling.
+    grammar_engine: rein_llama::GrammarEngine,
+    forced_tokens: bool,
 }
 
 impl ArmLoader for LlamaLoader {
@@ -558,6 +576,8 @@ impl ArmLoader for LlamaLoader {
         config.threads = load.threads;
         config.kv_type = load.kv;
         config.prompt_cache = self.prompt_cache.clone();
+        config.grammar_engine = self.grammar_engine;
+        config.forced_tokens = self.forced_tokens;
         config.queue_timeout = std::time::Duration::from_secs(24 * 3600);
         let engine = rein_llama::Engine::load(config)
             .await

@@ -2,6 +2,7 @@
 
 pub mod approve;
 pub mod bench;
+pub mod bench_forced;
 pub mod bench_memory;
 pub mod bench_prompt_cache;
 pub mod bench_serve;
@@ -111,6 +112,16 @@ pub struct ModelArgs {
     /// its weights and KV cache are part of the memory plan.
     #[arg(long)]
     pub draft_model: Option<String>,
+    /// The library that holds replies to their grammar: `llguidance` (in builds with
+    /// the `llguidance` feature, on by default; a grammar it cannot take, such as the
+    /// lazy one of `auto` tool choice, stays with `gbnf`) or `gbnf` (llama.cpp's
+    /// sampler).
+    #[arg(long, default_value = "llguidance", value_parser = choices::typed::<rein_llama::GrammarEngine>(&choices::GRAMMAR_ENGINES))]
+    pub grammar_engine: rein_llama::GrammarEngine,
+    /// Sample every token, even those the grammar forces (with `llguidance`, forced
+    /// tokens are otherwise appended without sampling, in one batch).
+    #[arg(long)]
+    pub no_forced_tokens: bool,
     /// `--draft-model`'s file once resolved.
     #[arg(skip)]
     pub draft_path: std::sync::OnceLock<PathBuf>,
@@ -216,6 +227,8 @@ impl ModelArgs {
         config.threads = self.threads;
         config.kv_type = self.kv;
         config.draft_tokens = self.draft_tokens;
+        config.grammar_engine = self.grammar_engine;
+        config.forced_tokens = !self.no_forced_tokens;
         // Resolved by the memory plan that comes first.
         config.draft_model = self.draft_path.get().cloned();
         if config.draft_model.is_some() && config.draft_tokens == 0 {

@@ -1,6 +1,6 @@
 //! One generation in progress: its sampler, stop matching, streamed text, and the
-//! tokens of its KV sequence. The worker advances all of them together, one token
-//! each per batched `decode`.
+//! tokens of its KV sequence. The worker advances all of them together, one pick
+//! each per batched `decode` (with the tokens the grammar forced after it).
 
 use std::time::{Duration, Instant};
 
@@ -22,8 +22,9 @@ pub(crate) struct Active {
     pub(crate) seq: i32,
     /// The tokens in the sequence's KV cache.
     pub(crate) cached: Vec<TokenId>,
-    /// The sampled token still to be decoded (its logits give the next one).
-    pub(crate) next: LlamaToken,
+    /// Tokens picked (or forced by the grammar) and not yet decoded, in order; the
+    /// last one's logits give the next pick.
+    pub(crate) pending: Vec<LlamaToken>,
     pub(crate) picker: TokenPicker,
     utf8: Utf8Stream,
     stops: StopMatcher,
@@ -42,6 +43,9 @@ pub(crate) struct Active {
     /// Tokens drafted for this generation, and the ones the sampler kept.
     pub(crate) drafted: usize,
     pub(crate) accepted: usize,
+    /// Where in `generated` the tokens the grammar forced (appended without
+    /// sampling) are.
+    forced: Vec<usize>,
 }
 
 /// What the prefill leaves for the generation.
@@ -70,7 +74,7 @@ impl Active {
         Self {
             seq: prefilled.seq,
             cached: prefilled.cached,
-            next: LlamaToken(0),
+            pending: Vec::new(),
             picker,
             utf8: Utf8Stream::default(),
             stops: StopMatcher::new(stop),
@@ -88,6 +92,7 @@ impl Active {
             prefill_time: prefilled.prefill_time,
             drafted: 0,
             accepted: 0,
+            forced: Vec::new(),
         }
     }
 
@@ -101,9 +106,9 @@ impl Active {
         self.generated.len() >= self.max_tokens
     }
 
-    /// At most `max` tokens drafted to follow `next` — by `draft_model` when there is
-    /// one, else by prompt lookup: no more than the generation may still produce after
-    /// it, nor than its context still holds.
+    /// At most `max` tokens drafted to follow the pending tokens — by `draft_model`
+    /// when there is one, else by prompt lookup: no more than the generation may still
+    /// produce after them, nor than its context still holds.
     pub(crate) fn draft(
         &self,
         max: usize,
@@ -111,14 +116,14 @@ impl Active {
         draft_model: Option<&mut crate::draft_model::DraftModel<'_>>,
     ) -> Vec<TokenId> {
         let left = self.max_tokens.saturating_sub(self.generated.len() + 1);
-        let room = n_ctx.saturating_sub(self.cached.len() + 2);
+        let room = n_ctx.saturating_sub(self.cached.len() + self.pending.len() + 1);
         let max = max.min(left).min(room);
         if max == 0 {
             return Vec::new();
         }
-        let mut sequence = Vec::with_capacity(self.cached.len() + 1);
+        let mut sequence = Vec::with_capacity(self.cached.len() + self.pending.len());
         sequence.extend_from_slice(&self.cached);
-        sequence.push(self.next.0);
+        sequence.extend(self.pending.iter().map(|t| t.0));
         match draft_model {
             Some(model) => model.draft(self.seq, &sequence, max),
             None => crate::lookup::draft(&sequence, max),
@@ -126,7 +131,7 @@ impl Active {
     }
 
     /// Takes a sampled token: streams its text, and says whether the generation stops
-    /// here. Otherwise the token is `next`, to be decoded in the next step.
+    /// here. Otherwise the token is pending, to be decoded in the next step.
     pub(crate) fn accept(
         &mut self,
         model: &LlamaModel,
@@ -160,10 +165,28 @@ impl Active {
         if !self.ignore_eog && crate::repetition::loops(&self.generated) {
             return Some(StopReason::Loop);
         }
-        if self.cached.len() + 1 > n_ctx {
+        if self.cached.len() + self.pending.len() + 1 > n_ctx {
             return Some(StopReason::ContextFull);
         }
-        self.next = token;
+        self.pending.push(token);
+        None
+    }
+
+    /// Takes the tokens the grammar forces after the last pick, at most `max` (none
+    /// unless the grammar engine fast-forwards), each as [`Self::accept`] takes a
+    /// sampled one; says whether the generation stops on one of them.
+    pub(crate) fn accept_forced(
+        &mut self,
+        model: &LlamaModel,
+        n_ctx: usize,
+        max: usize,
+    ) -> Option<StopReason> {
+        for token in self.picker.forced(max) {
+            self.forced.push(self.generated.len());
+            if let Some(reason) = self.accept(model, token, n_ctx) {
+                return Some(reason);
+            }
+        }
         None
     }
 
@@ -192,6 +215,9 @@ impl Active {
             decode_time: elapsed.saturating_sub(self.prefill_time),
             drafted_tokens: self.drafted,
             accepted_tokens: self.accepted,
+            forced_tokens: self.forced.len(),
+            forced_positions: std::mem::take(&mut self.forced),
+            grammar_engine: self.picker.grammar_engine(),
         })));
         (self.seq, self.cached)
     }

@@ -10,7 +10,11 @@ mod draft_model;
 mod engine;
 mod error;
 mod generation;
+#[cfg(feature = "llguidance")]
+mod guidance;
 mod kv;
+#[cfg_attr(not(feature = "llguidance"), allow(dead_code))]
+mod lark;
 mod literal;
 mod local;
 mod lookup;

@@ -45,7 +45,7 @@ pub(crate) fn build_sampler(params: &SamplingParams, n_vocab: i32) -> LlamaSampl
     LlamaSampler::chain_simple(chain)
 }
 
-/// Compiles `grammar` for `model`.
+/// Compiles `grammar` for `model` with llama.cpp's GBNF sampler.
 pub(crate) fn build_grammar(
     model: &LlamaModel,
     grammar: &Grammar,
@@ -64,41 +64,71 @@ pub(crate) fn build_grammar(
     result.map_err(|e| EngineError::Grammar(e.to_string()))
 }
 
-/// llguidance's parser factory for `model`'s vocabulary (a few hundred milliseconds
-/// on a 150k vocabulary; built once per engine).
-#[cfg(feature = "llguidance")]
-pub(crate) fn llguidance_factory(
-    model: &LlamaModel,
-) -> Result<llguidance::ParserFactory, EngineError> {
-    let env = LlamaSampler::llguidance_tok_env(model);
-    llguidance::ParserFactory::new_simple(&env)
-        .map_err(|e| EngineError::Grammar(format!("llguidance: {e}")))
+/// The grammar a generation is held to: llama.cpp's GBNF sampler, or an llguidance
+/// matcher (which can also say which tokens the grammar forces).
+pub(crate) enum Constraint {
+    Gbnf(LlamaSampler),
+    #[cfg(feature = "llguidance")]
+    Guided(Box<crate::guidance::Guided>),
 }
 
-/// Compiles `grammar` (GBNF, which llguidance's Lark front end reads) with llguidance.
-/// Lazy grammars are refused: llguidance has no trigger patterns.
-#[cfg(feature = "llguidance")]
-pub(crate) fn build_llguidance(
-    factory: &llguidance::ParserFactory,
-    grammar: &Grammar,
-) -> Result<LlamaSampler, EngineError> {
-    if !grammar.lazy_triggers.is_empty() {
-        return Err(EngineError::Grammar(
-            "llguidance has no lazy triggers; use the GBNF engine for `auto` tool choice".into(),
-        ));
+impl Constraint {
+    /// The library holding the grammar.
+    pub(crate) fn engine(&self) -> crate::GrammarEngine {
+        match self {
+            Constraint::Gbnf(_) => crate::GrammarEngine::Gbnf,
+            #[cfg(feature = "llguidance")]
+            Constraint::Guided(_) => crate::GrammarEngine::Llguidance,
+        }
     }
-    let top = llguidance::api::TopLevelGrammar::from_lark(grammar.gbnf.clone());
-    let parser = factory
-        .create_parser(top)
-        .map_err(|e| EngineError::Grammar(format!("llguidance: {e}")))?;
-    Ok(LlamaSampler::from(llguidance::Matcher::new(Ok(parser))))
+
+    /// Whether `token` (with its `logit`) may come next.
+    fn allows(&mut self, token: LlamaToken, logit: f32) -> bool {
+        match self {
+            Constraint::Gbnf(sampler) => {
+                let mut single =
+                    LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, logit, 0.0)], false);
+                single.apply_sampler(sampler);
+                single.data.first().is_some_and(|d| d.logit().is_finite())
+            }
+            #[cfg(feature = "llguidance")]
+            Constraint::Guided(guided) => guided
+                .mask()
+                .is_some_and(|mask| mask.is_allowed(token.0 as u32)),
+        }
+    }
+
+    /// Sets every candidate the grammar does not allow to minus infinity.
+    fn restrict(&mut self, candidates: &mut LlamaTokenDataArray) {
+        match self {
+            Constraint::Gbnf(sampler) => candidates.apply_sampler(sampler),
+            #[cfg(feature = "llguidance")]
+            Constraint::Guided(guided) => {
+                let mask = guided.mask();
+                for data in candidates.data.iter_mut() {
+                    let id = data.id().0 as u32;
+                    if !mask.is_some_and(|mask| mask.is_allowed(id)) {
+                        data.set_logit(f32::NEG_INFINITY);
+                    }
+                }
+            }
+        }
+    }
+
+    fn accept(&mut self, token: LlamaToken) {
+        match self {
+            Constraint::Gbnf(sampler) => sampler.accept(token),
+            #[cfg(feature = "llguidance")]
+            Constraint::Guided(guided) => guided.accept(token),
+        }
+    }
 }
 
 /// Picks the next token: the chain alone, or the chain checked against `grammar`;
 /// tokens masked (end-of-generation while the reply is still blank) are never picked.
 pub(crate) struct TokenPicker {
     chain: LlamaSampler,
-    grammar: Option<LlamaSampler>,
+    grammar: Option<Constraint>,
     /// Chosen when a grammar leaves no token at all.
     fallback: LlamaToken,
     /// Tokens that may not be picked now.
@@ -110,7 +140,7 @@ pub(crate) struct TokenPicker {
 impl TokenPicker {
     pub(crate) fn new(
         chain: LlamaSampler,
-        grammar: Option<LlamaSampler>,
+        grammar: Option<Constraint>,
         fallback: LlamaToken,
     ) -> Self {
         Self {
@@ -130,6 +160,11 @@ impl TokenPicker {
     /// Every token may be picked again.
     pub(crate) fn unmask(&mut self) {
         self.masked.clear();
+    }
+
+    /// The library holding the grammar, if there is one.
+    pub(crate) fn grammar_engine(&self) -> Option<crate::GrammarEngine> {
+        self.grammar.as_ref().map(Constraint::engine)
     }
 
     /// Whether some tokens are masked.
@@ -156,17 +191,14 @@ impl TokenPicker {
                 .get(token.0 as usize)
                 .copied()
                 .unwrap_or(0.0);
-            let mut single =
-                LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, logit, 0.0)], false);
-            single.apply_sampler(grammar);
-            single.data.first().is_some_and(|d| d.logit().is_finite())
+            grammar.allows(token, logit)
         });
         let token = match first {
             Some(token) if allowed => token,
             _ => {
                 self.resamples += 1;
                 let mut constrained = masked_candidates(ctx, idx, &self.masked);
-                constrained.apply_sampler(grammar);
+                grammar.restrict(&mut constrained);
                 constrained.apply_sampler(&mut self.chain);
                 constrained.selected_token().unwrap_or(self.fallback)
             }
@@ -174,6 +206,23 @@ impl TokenPicker {
         grammar.accept(token);
         self.chain.accept(token);
         token
+    }
+
+    /// At most `max` of the tokens the grammar forces next (llguidance only, when
+    /// fast-forwarding),
+    /// recorded as picked: they are the generation's next tokens, decoded without
+    /// sampling.
+    pub(crate) fn forced(&mut self, max: usize) -> Vec<LlamaToken> {
+        #[cfg(feature = "llguidance")]
+        if let Some(Constraint::Guided(guided)) = self.grammar.as_mut() {
+            let tokens = guided.forced(max);
+            for &token in &tokens {
+                self.chain.accept(token);
+            }
+            return tokens;
+        }
+        let _ = max;
+        Vec::new()
     }
 }
 

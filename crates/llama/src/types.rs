@@ -47,6 +47,10 @@ pub struct EngineConfig {
     /// A prompt evaluated while other generations run shares each `decode` with their
     /// next tokens (one call per step instead of two).
     pub mixed_batches: bool,
+    /// Under llguidance, the tokens a grammar allows as the only continuation (the
+    /// rest of a tool's name, keys, punctuation, closing markers) are appended
+    /// without sampling and evaluated in one batch with the next pick.
+    pub forced_tokens: bool,
 }
 
 /// The library that enforces a grammar while sampling.
@@ -55,8 +59,34 @@ pub enum GrammarEngine {
     /// llama.cpp's GBNF sampler, checked "first" (docs/decisions/0007).
     #[default]
     Gbnf,
-    /// llguidance (builds with the `llguidance` feature); GBNF input, no lazy triggers.
+    /// llguidance (builds with the `llguidance` feature), reading rein's GBNF in its
+    /// Lark form; a lazy grammar (no triggers in llguidance) or one it cannot read is
+    /// held by the GBNF sampler.
     Llguidance,
+}
+
+impl GrammarEngine {
+    /// The engine's name, as `--grammar-engine` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Gbnf => "gbnf",
+            Self::Llguidance => "llguidance",
+        }
+    }
+}
+
+impl std::str::FromStr for GrammarEngine {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "gbnf" => Ok(Self::Gbnf),
+            "llguidance" => Ok(Self::Llguidance),
+            other => Err(format!(
+                "unknown grammar engine `{other}` (gbnf or llguidance)"
+            )),
+        }
+    }
 }
 
 impl EngineConfig {
@@ -81,6 +111,7 @@ impl EngineConfig {
             draft_tokens: 0,
             draft_model: None,
             mixed_batches: true,
+            forced_tokens: true,
         }
     }
 }
@@ -245,6 +276,13 @@ pub struct GenerateOutput {
     pub drafted_tokens: usize,
     /// Of those, the ones the sampler picked: generated without a `decode` of their own.
     pub accepted_tokens: usize,
+    /// Tokens the grammar forced, appended without sampling (see
+    /// [`EngineConfig::forced_tokens`]); counted in `tokens`.
+    pub forced_tokens: usize,
+    /// Where in `tokens` the forced ones are.
+    pub forced_positions: Vec<usize>,
+    /// The library that held the reply to its grammar; `None` without one.
+    pub grammar_engine: Option<GrammarEngine>,
 }
 
 /// What a streaming generation reports.

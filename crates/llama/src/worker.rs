@@ -19,7 +19,7 @@ use crate::draft_model::DraftModel;
 use crate::generation::{Active, Events, Prefilled};
 use crate::kv::{self, KvCells};
 use crate::prompt_cache::{PromptCache, MIN_PERSISTED_TOKENS};
-use crate::sampler::{build_grammar, build_sampler, TokenPicker};
+use crate::sampler::{build_grammar, build_sampler, Constraint, TokenPicker};
 use crate::slots::SlotTable;
 use crate::{
     EngineConfig, EngineError, GenerateEvent, GenerateRequest, GrammarEngine, KvCacheType,
@@ -69,7 +69,7 @@ pub(crate) fn run(
         Ok((model, draft))
     });
     let (model, draft) = match loaded {
-        Ok(models) => models,
+        Ok((model, draft)) => (std::sync::Arc::new(model), draft),
         Err(e) => {
             let _ = ready.send(Err(e));
             return;
@@ -143,6 +143,12 @@ struct Worker<'m> {
     /// The vocabulary's end-of-generation tokens (masked while a `no_blank` reply is
     /// still blank), found on the first such request.
     end_tokens: std::cell::OnceCell<Vec<LlamaToken>>,
+    /// Tokens a grammar forces are appended without sampling (llguidance only).
+    #[cfg(feature = "llguidance")]
+    forced_tokens: bool,
+    /// The model, shared with llguidance's tokenizer.
+    #[cfg(feature = "llguidance")]
+    shared_model: std::sync::Arc<LlamaModel>,
     /// llguidance's parser factory for this vocabulary, built on first use.
     #[cfg(feature = "llguidance")]
     llguidance: Option<std::sync::Arc<llguidance::ParserFactory>>,
@@ -151,9 +157,10 @@ struct Worker<'m> {
 impl<'m> Worker<'m> {
     fn new(
         config: &EngineConfig,
-        model: &'m LlamaModel,
+        shared_model: &'m std::sync::Arc<LlamaModel>,
         draft: Option<&'m LlamaModel>,
     ) -> Result<Self, EngineError> {
+        let model: &'m LlamaModel = shared_model;
         let backend = backend()?;
         let n_ctx = config
             .n_ctx
@@ -217,6 +224,10 @@ impl<'m> Worker<'m> {
             mixed_batches: config.mixed_batches,
             mixed_prompt_tokens: 0,
             end_tokens: std::cell::OnceCell::new(),
+            #[cfg(feature = "llguidance")]
+            forced_tokens: config.forced_tokens,
+            #[cfg(feature = "llguidance")]
+            shared_model: std::sync::Arc::clone(shared_model),
             #[cfg(feature = "llguidance")]
             llguidance: None,
         })
@@ -384,7 +395,8 @@ impl<'m> Worker<'m> {
                 done += chunk.len();
                 continue;
             }
-            let room = self.n_batch.saturating_sub(self.active.len()).max(1);
+            let pending: usize = self.active.iter().map(|a| a.pending.len()).sum();
+            let room = self.n_batch.saturating_sub(pending).max(1);
             let size = INTERLEAVED_PREFILL.min(room);
             let chunk = &body[done..(done + size).min(body.len())];
             if self.mixed_batches {
@@ -594,7 +606,11 @@ impl<'m> Worker<'m> {
         }
         // The prefill's logits are overwritten by the next decode: sample now.
         let token = active.picker.pick(&self.ctx, self.batch.n_tokens() - 1);
-        match active.accept(self.model, token, n_ctx as usize) {
+        let max_forced = self.max_forced();
+        let stopped = active
+            .accept(self.model, token, n_ctx as usize)
+            .or_else(|| active.accept_forced(self.model, n_ctx as usize, max_forced));
+        match stopped {
             Some(reason) => self.end(active, reason),
             None => self.active.push(active),
         }
@@ -649,38 +665,39 @@ impl<'m> Worker<'m> {
         (len >= MIN_PERSISTED_TOKENS).then(|| (len, cache.path_for(&prompt[..len])))
     }
 
-    /// Compiles a grammar with the configured engine.
+    /// Compiles a grammar with the configured engine. Under llguidance, a grammar it
+    /// cannot take (lazy triggers, or a form its Lark reader refuses) is held by the
+    /// GBNF sampler instead, so every request keeps its grammar.
     fn compile_grammar(
         &mut self,
         grammar: &rein_protocol::Grammar,
-    ) -> Result<llama_cpp_2::sampling::LlamaSampler, EngineError> {
-        match self.grammar_engine {
-            GrammarEngine::Gbnf => build_grammar(self.model, grammar),
-            GrammarEngine::Llguidance => self.llguidance_grammar(grammar),
+    ) -> Result<Constraint, EngineError> {
+        if self.grammar_engine == GrammarEngine::Llguidance {
+            match self.guided(grammar) {
+                Ok(constraint) => return Ok(constraint),
+                Err(e) => tracing::debug!("grammar kept by the GBNF sampler: {e}"),
+            }
         }
+        build_grammar(self.model, grammar).map(Constraint::Gbnf)
     }
 
     #[cfg(feature = "llguidance")]
-    fn llguidance_grammar(
-        &mut self,
-        grammar: &rein_protocol::Grammar,
-    ) -> Result<llama_cpp_2::sampling::LlamaSampler, EngineError> {
+    fn guided(&mut self, grammar: &rein_protocol::Grammar) -> Result<Constraint, EngineError> {
         let factory = match &self.llguidance {
             Some(factory) => std::sync::Arc::clone(factory),
             None => {
-                let factory = std::sync::Arc::new(crate::sampler::llguidance_factory(self.model)?);
+                let model = std::sync::Arc::clone(&self.shared_model);
+                let factory = std::sync::Arc::new(crate::guidance::factory(model)?);
                 self.llguidance = Some(std::sync::Arc::clone(&factory));
                 factory
             }
         };
-        crate::sampler::build_llguidance(&factory, grammar)
+        let guided = crate::guidance::Guided::new(&factory, grammar, self.forced_tokens)?;
+        Ok(Constraint::Guided(Box::new(guided)))
     }
 
     #[cfg(not(feature = "llguidance"))]
-    fn llguidance_grammar(
-        &mut self,
-        _grammar: &rein_protocol::Grammar,
-    ) -> Result<llama_cpp_2::sampling::LlamaSampler, EngineError> {
+    fn guided(&mut self, _grammar: &rein_protocol::Grammar) -> Result<Constraint, EngineError> {
         Err(EngineError::Grammar(
             "this build has no llguidance engine; rebuild with --features llguidance".into(),
         ))
@@ -730,15 +747,16 @@ impl<'m> Worker<'m> {
             })
     }
 
-    /// Adds every running generation's pending token to the batch, each with the
-    /// tokens drafted to follow it (logits for all), within the batch's room; returns
-    /// each generation's drafted tokens and the batch index of its pending token. A
-    /// refused add is left in `added`.
+    /// Adds every running generation's pending tokens to the batch (logits for the
+    /// last), each with the tokens drafted to follow them (logits for all), within the
+    /// batch's room; returns each generation's drafted tokens and the batch index of
+    /// its last pending token. A refused add is left in `added`.
     fn add_pending(&mut self, added: &mut Result<(), BatchAddError>) -> Vec<(Vec<TokenId>, i32)> {
         let n_ctx = self.session_ctx();
-        // Drafts never take the room another generation's pending token needs.
+        // Drafts never take the room another generation's pending tokens need.
         let used = self.batch.n_tokens() as usize;
-        let mut spare = self.n_batch.saturating_sub(used + self.active.len());
+        let pending_total: usize = self.active.iter().map(|a| a.pending.len()).sum();
+        let mut spare = self.n_batch.saturating_sub(used + pending_total);
         let mut pending = Vec::with_capacity(self.active.len());
         for active in &self.active {
             let draft = match self.draft_tokens.min(spare) {
@@ -746,14 +764,19 @@ impl<'m> Worker<'m> {
                 max => active.draft(max, n_ctx, self.draft_model.as_mut()),
             };
             spare -= draft.len();
-            let first = self.batch.n_tokens();
+            let last = active.pending.len().saturating_sub(1);
+            let first = self.batch.n_tokens() + last as i32;
             let at = active.cached.len();
-            let tokens = std::iter::once(active.next).chain(draft.iter().map(|&t| LlamaToken(t)));
+            let tokens = active
+                .pending
+                .iter()
+                .copied()
+                .chain(draft.iter().map(|&t| LlamaToken(t)));
             for (offset, token) in tokens.enumerate() {
                 if added.is_ok() {
-                    *added = self
-                        .batch
-                        .add(token, (at + offset) as i32, &[active.seq], true);
+                    *added =
+                        self.batch
+                            .add(token, (at + offset) as i32, &[active.seq], offset >= last);
                 }
             }
             pending.push((draft, first));
@@ -761,10 +784,18 @@ impl<'m> Worker<'m> {
         pending
     }
 
+    /// Most tokens a generation takes from its grammar in one step: half its share
+    /// of the batch, less its own pick (the other half stays for drafts and the
+    /// chunks of a prompt evaluated beside it).
+    fn max_forced(&self) -> usize {
+        (self.n_batch / (2 * self.slots.len().max(1))).saturating_sub(1)
+    }
+
     /// After the `decode` of [`Self::add_pending`]'s batch: each generation picks its
     /// next tokens (see [`Self::step`]), or every one fails with the decode's error.
     fn take_picks(&mut self, pending: Vec<(Vec<TokenId>, i32)>, decoded: Result<(), EngineError>) {
         let n_ctx = self.session_ctx();
+        let max_forced = self.max_forced();
         if let Err(error) = decoded {
             for active in std::mem::take(&mut self.active) {
                 let seq = active.fail(error.clone());
@@ -776,17 +807,19 @@ impl<'m> Worker<'m> {
         let mut still = Vec::with_capacity(self.active.len());
         let generations = std::mem::take(&mut self.active).into_iter();
         for (mut active, (draft, first)) in generations.zip(pending) {
-            active.cached.push(active.next.0);
             let mut stopped = None;
             let kept = crate::lookup::kept(&draft, |offset| {
-                // A drafted token before this one was picked: its KV is in the cache.
-                if let Some(&drafted) = offset.checked_sub(1).and_then(|i| draft.get(i)) {
-                    active.cached.push(drafted);
-                }
+                // Everything pending is in the cache now: the tokens of this step and,
+                // past the first pick, the drafted token that pick kept.
+                let decoded = std::mem::take(&mut active.pending);
+                active.cached.extend(decoded.into_iter().map(|t| t.0));
                 let token = active.picker.pick(&self.ctx, first + offset as i32);
                 stopped = active.accept(self.model, token, n_ctx);
                 stopped.is_none().then_some(token.0)
             });
+            if stopped.is_none() {
+                stopped = active.accept_forced(self.model, n_ctx, max_forced);
+            }
             active.drafted += draft.len();
             active.accepted += kept;
             if kept < draft.len() && !self.ctx.remove(active.seq, Some(active.cached.len())) {

@@ -110,6 +110,37 @@ pub fn repeat(min: u64, max: Option<u64>) -> Repeat {
     }
 }
 
+/// `production` without the items repeated at most zero times (`x{0,0}` matches only
+/// the empty text, and llguidance's Lark reader refuses the repetition).
+pub fn without_empty_repeats(production: Production) -> Production {
+    let empty = |repeat: &Repeat| {
+        matches!(
+            repeat,
+            Repeat::Between((_, 0)) | Repeat::Exact(0) | Repeat::AtMost(0)
+        )
+    };
+    let items = production
+        .items
+        .into_iter()
+        .filter_map(|item| match item {
+            Item::Terminal(_, ref r)
+            | Item::NonTerminal(_, ref r)
+            | Item::CharacterSet(_, ref r)
+                if empty(r) =>
+            {
+                None
+            }
+            Item::Group(_, ref r) if empty(r) => None,
+            Item::Group(inner, r) => Some(Item::Group(Box::new(without_empty_repeats(*inner)), r)),
+            Item::OneOf(options) => Some(Item::OneOf(
+                options.into_iter().map(without_empty_repeats).collect(),
+            )),
+            other => Some(other),
+        })
+        .collect();
+    Production { items }
+}
+
 /// Whether a production refers to the rule `name` anywhere.
 pub fn refers_to(production: &Production, name: &str) -> bool {
     production.items.iter().any(|item| match item {
@@ -194,5 +225,16 @@ mod tests {
         assert_eq!(repeat(2, None).to_string(), "{2,}");
         assert!(refers_to(&body, "z") && !refers_to(&body, "q"));
         assert_eq!(one_of([seq([lit("a")])]).to_string(), "\"a\"");
+        let emptied = without_empty_repeats(seq([
+            lit("["),
+            rule("item"),
+            group(seq([lit(","), rule("item")]), repeat(0, Some(0))),
+            alt([
+                seq([lit("x"), rule_rep("c", repeat(3, Some(0)))]),
+                seq([lit("y")]),
+            ]),
+            lit("]"),
+        ]));
+        assert_eq!(emptied.to_string(), r#""[" item ("x" | "y") "]""#);
     }
 }

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 pub use expr::{
     alt, ch, chars, group, lit, lit_rep, literal, one_of, range, refers_to, repeat, rule,
-    rule_name, rule_rep, seq, CharacterSetItem, Item, Production, Repeat,
+    rule_name, rule_rep, seq, without_empty_repeats, CharacterSetItem, Item, Production, Repeat,
 };
 pub use formats::format_body;
 pub use int::integer_expression;
@@ -305,7 +305,7 @@ impl GrammarBuilder {
                 .map(|(name, rhs)| {
                     GrammarItem::Rule(Rule {
                         lhs: NonTerminalSymbol { name },
-                        rhs,
+                        rhs: without_empty_repeats(rhs),
                     })
                 })
                 .collect(),
