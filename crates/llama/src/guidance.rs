@@ -7,8 +7,9 @@
 use std::sync::Arc;
 
 use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
-use llguidance::toktrie::{self, SimpleVob, TokEnv, TokRxInfo, TokTrie, TokenizerEnv};
+use llguidance::toktrie::{self, SimpleVob, TokEnv, TokTrie, TokenizerEnv};
 use llguidance::{Matcher, ParserFactory};
 
 use crate::EngineError;
@@ -46,37 +47,11 @@ impl TokenizerEnv for LlamaTokEnv {
 }
 
 /// llguidance's parser factory for `model` (walks the whole vocabulary: a few
-/// hundred milliseconds on a 150k vocabulary; built once per engine).
+/// hundred milliseconds on a 150k vocabulary; built once per engine). The trie is
+/// llama-cpp-2's (every token's bytes, control tokens behind llguidance's marker,
+/// every end-of-generation token); only the tokenizer behind it is replaced.
 pub(crate) fn factory(model: Arc<LlamaModel>) -> Result<ParserFactory, EngineError> {
-    let vocab = model.vocab();
-    let n_vocab = model.n_vocab().max(0) as u32;
-    let eos = match vocab.eot().0 {
-        -1 => vocab.eos().0,
-        eot => eot,
-    } as u32;
-    let mut end_tokens = vec![eos];
-    let mut words = Vec::with_capacity(n_vocab as usize);
-    for id in 0..n_vocab as i32 {
-        let token = LlamaToken(id);
-        if vocab.is_eog(token) && id as u32 != eos {
-            end_tokens.push(id as u32);
-        }
-        let bytes = vocab.token_to_piece(token, false, None);
-        if bytes.is_empty() {
-            // A control token: llguidance's marker, then its text.
-            let special = vocab.token_to_piece(token, true, None);
-            let mut word = Vec::with_capacity(special.len() + 1);
-            if !special.is_empty() {
-                word.push(TokTrie::SPECIAL_TOKEN_MARKER);
-                word.extend(special);
-            }
-            words.push(word);
-        } else {
-            words.push(bytes);
-        }
-    }
-    let info = TokRxInfo::new(n_vocab, eos);
-    let trie = TokTrie::from(&info, &words).with_eos_tokens(&end_tokens);
+    let trie = LlamaSampler::llguidance_tok_env(&model).tok_trie().clone();
     let env: TokEnv = Arc::new(LlamaTokEnv { trie, model });
     let mut factory = ParserFactory::new_simple(&env)
         .map_err(|e| EngineError::Grammar(format!("llguidance: {e}")))?;

@@ -209,9 +209,8 @@ impl TokenPicker {
     }
 
     /// At most `max` of the tokens the grammar forces next (llguidance only, when
-    /// fast-forwarding),
-    /// recorded as picked: they are the generation's next tokens, decoded without
-    /// sampling.
+    /// fast-forwarding), recorded as picked: they are the generation's next tokens,
+    /// decoded without sampling.
     pub(crate) fn forced(&mut self, max: usize) -> Vec<LlamaToken> {
         #[cfg(feature = "llguidance")]
         if let Some(Constraint::Guided(guided)) = self.grammar.as_mut() {
