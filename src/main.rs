@@ -36,6 +36,10 @@ enum Command {
     /// Run evaluation suites (A/B across profiles, models, KV types, quantizations)
     /// and write results, a report and plots.
     Eval(commands::eval::EvalArgs),
+    /// Where a quantization bends the model's decisions: the turns a model recorded in
+    /// its traces, read by it and by another quantization of it; KL divergence and
+    /// top-1 agreement at the tokens that decide a call, per decision kind.
+    QuantDiff(commands::quant_diff::QuantDiffArgs),
     /// Put a workspace back as it was before a `rein run` (files it created, changed or
     /// deleted); a file changed again since is left alone.
     Undo(commands::undo::UndoArgs),
@@ -97,6 +101,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run(args),
         Command::Replay(args) => commands::replay::run(args),
         Command::Undo(args) => commands::undo::run(args),
+        Command::QuantDiff(args) => commands::quant_diff::run(args),
         Command::Bench(command) => commands::bench::run(command),
         Command::Models(command) => commands::models::run(command),
         Command::Cache(command) => commands::prompt_cache::run(command),

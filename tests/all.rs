@@ -16,6 +16,7 @@ mod gguf_tokenizer;
 mod mcp;
 mod openai_client;
 mod prompt_cache;
+mod quant_diff;
 mod run;
 mod run_approval;
 mod run_resume;

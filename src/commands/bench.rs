@@ -7,7 +7,8 @@
 //! `serve`: an HTTP load test (bench_serve.rs); `prompt-cache`: a fresh process's
 //! first turn with and without the prefix saved on disk (bench_prompt_cache.rs);
 //! `speculative`: agent-shaped replies with prompt-lookup drafting against plain
-//! decoding (bench_speculative.rs).
+//! decoding (bench_speculative.rs); `forced`: forced grammar tokens (bench_forced.rs);
+//! `speed`: prompt and generation tokens/s of several models (bench_speed.rs).
 
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,9 @@ pub enum BenchCommand {
     /// Agent-shaped calls decoded with the grammar's forced tokens appended without
     /// sampling vs plain constrained decoding (GBNF and llguidance).
     Forced(super::bench_forced::ForcedBenchArgs),
+    /// Prompt and generation tokens/s of several models (a quantization ladder),
+    /// interleaved, as llama-bench measures them.
+    Speed(super::bench_speed::SpeedBenchArgs),
 }
 
 /// Arguments of `rein bench reuse`.
@@ -96,6 +100,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         }
         BenchCommand::Speculative(args) => runtime()?.block_on(super::bench_speculative::run(args)),
         BenchCommand::Forced(args) => runtime()?.block_on(super::bench_forced::run(args)),
+        BenchCommand::Speed(args) => runtime()?.block_on(super::bench_speed::run(args)),
     }
 }
 

@@ -45,6 +45,21 @@ pub enum EvalCommand {
         /// The directory of suites (for --recheck-calls).
         #[arg(long, default_value = "evals")]
         evals_dir: PathBuf,
+        /// Write the quantization report of a `quant=` or `kv=` experiment to this
+        /// markdown file instead (plots as SVG in the folder beside it named after it,
+        /// e.g. docs/quantization/), from the results and the files below alone.
+        #[arg(long, conflicts_with_all = ["out", "recheck_calls"])]
+        quantization: Option<PathBuf>,
+        /// `rein quant-diff --json` output for the quantization report (repeatable).
+        #[arg(long, requires = "quantization")]
+        divergence: Vec<PathBuf>,
+        /// `rein bench speed --json` output for the quantization report.
+        #[arg(long, requires = "quantization")]
+        speed: Option<PathBuf>,
+        /// A text file of the commands that made the inputs, one per line, shown in
+        /// the quantization report.
+        #[arg(long, requires = "quantization")]
+        commands: Option<PathBuf>,
     },
     /// List the suites and their tasks, checking every task file, and the generated
     /// families.
@@ -172,9 +187,24 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     match args.command {
         Some(EvalCommand::Report {
             results,
+            quantization: Some(path),
+            divergence,
+            speed,
+            commands,
+            ..
+        }) => quantization_report(
+            &results,
+            &path,
+            &divergence,
+            speed.as_deref(),
+            commands.as_deref(),
+        ),
+        Some(EvalCommand::Report {
+            results,
             out,
             recheck_calls,
             evals_dir,
+            ..
         }) => report(&results, out, recheck_calls.then_some(evals_dir.as_path())),
         Some(EvalCommand::List {
             evals_dir,
@@ -188,6 +218,46 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         }) => super::todo_workspace::write(seed, &dir, &expected, &absent),
         None => experiment(args.run),
     }
+}
+
+/// `rein eval report --quantization`: the quantization report from the results, the
+/// divergence and speed files and the list of commands.
+fn quantization_report(
+    results: &Path,
+    path: &Path,
+    divergence: &[PathBuf],
+    speed: Option<&Path>,
+    commands: Option<&Path>,
+) -> anyhow::Result<()> {
+    let records = read_records(results)?;
+    anyhow::ensure!(!records.is_empty(), "{} holds no runs", results.display());
+    let read =
+        |file: &Path| std::fs::read_to_string(file).with_context(|| file.display().to_string());
+    let mut diffs: Vec<rein_eval::quant_diff::QuantDiff> = Vec::new();
+    for file in divergence {
+        let more: Vec<rein_eval::quant_diff::QuantDiff> = serde_json::from_str(&read(file)?)
+            .with_context(|| format!("{}: not `rein quant-diff --json` output", file.display()))?;
+        diffs.extend(more);
+    }
+    let speed: Vec<rein_eval::quant_report::SpeedRow> = match speed {
+        Some(file) => serde_json::from_str(&read(file)?)
+            .with_context(|| format!("{}: not `rein bench speed --json` output", file.display()))?,
+        None => Vec::new(),
+    };
+    let commands: Vec<String> = match commands {
+        Some(file) => read(file)?.lines().map(str::to_string).collect(),
+        None => Vec::new(),
+    };
+    let inputs = rein_eval::quant_report::QuantInputs {
+        records: &records,
+        divergence: &diffs,
+        speed: &speed,
+        commands: &commands,
+    };
+    for written in rein_eval::quant_report::write(&inputs, path)? {
+        println!("{}", written.display());
+    }
+    Ok(())
 }
 
 fn report(results: &Path, out: Option<PathBuf>, recheck: Option<&Path>) -> anyhow::Result<()> {
@@ -434,7 +504,7 @@ fn model_plan(arm: &Arm, pull: bool) -> anyhow::Result<ModelPlan> {
 }
 
 /// The sha256 `rein models quantize` recorded beside a file it wrote.
-fn recorded_sha256(path: &Path) -> Option<String> {
+pub(crate) fn recorded_sha256(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(rein_models::provenance_path(path)).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     let size = std::fs::metadata(path).ok()?.len();

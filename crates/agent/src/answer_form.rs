@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use rein_engine::{Backend, ReadMode, TurnRequest};
-use rein_protocol::{EventSink, Message};
+use rein_protocol::{EventSink, Message, RunEvent};
 use rein_schema::{Schema, SchemaKind};
 use serde_json::Value;
 
@@ -216,7 +216,15 @@ impl<B: Backend> Agent<B> {
         run.turns += 1;
         run.requests += 1;
         run.account(&completion);
-        events.emit(&run.turn_event(&completion));
+        let mut event = run.turn_event(&completion, self.config.record_prompts);
+        if let RunEvent::Turn {
+            prompt: Some(prompt),
+            ..
+        } = &mut event
+        {
+            prompt.values_only = true;
+        }
+        events.emit(&event);
         let value = serde_json::from_str::<String>(completion.text.trim())
             .ok()
             .filter(|value| options.contains(value));

@@ -97,6 +97,10 @@ pub struct RunConfig {
     /// The built-in `replace_in_files` tool is offered (one text replaced in every
     /// file under a path; see decision 0047).
     pub replace_in_files: bool,
+    /// Each turn's event in the trace carries the prompt the reply came from (local
+    /// models; off by default: a prompt is thousands of tokens). What `rein
+    /// quant-diff` replays on other quantizations of the model.
+    pub record_prompts: bool,
     /// The loop's rules, each on unless switched off (`rule.NAME=off`, `rules=off`;
     /// see `rules`). They act under `full` only.
     pub rules: RuleSwitches,
@@ -144,12 +148,13 @@ impl RunConfig {
             tool_preview: false,
             query_data: true,
             replace_in_files: true,
+            record_prompts: false,
             rules: RuleSwitches::default(),
         }
     }
 
     /// The settings [`Self::set`] takes, for A/B runs.
-    pub const SETTINGS: [&'static str; 25] = [
+    pub const SETTINGS: [&'static str; 26] = [
         "describe",
         "temperature",
         "top_p",
@@ -174,6 +179,7 @@ impl RunConfig {
         "tool_preview",
         "query_data",
         "replace_in_files",
+        "record_prompts",
         "rules",
     ];
 
@@ -238,6 +244,7 @@ impl RunConfig {
             "tool_preview" => self.tool_preview = switch()?,
             "query_data" => self.query_data = switch()?,
             "replace_in_files" => self.replace_in_files = switch()?,
+            "record_prompts" => self.record_prompts = switch()?,
             "rules" => self.rules.set_all(switch()?),
             _ if key.starts_with("rule.") => {
                 let name = &key["rule.".len()..];
@@ -304,6 +311,7 @@ impl RunConfig {
             "tool_preview": self.tool_preview,
             "query_data": self.query_data,
             "replace_in_files": self.replace_in_files,
+            "record_prompts": self.record_prompts,
             "rules_off": self.rules.off_names(),
         })
     }

@@ -86,7 +86,7 @@ impl<B: Backend> Agent<B> {
             }
             let answering = std::mem::take(&mut run.answer_only);
             run.account(&completion);
-            events.emit(&run.turn_event(&completion));
+            events.emit(&run.turn_event(&completion, self.config.record_prompts));
             let step = self
                 .strategy
                 .read(&completion, self.read_context(&run, &completion, answering));

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use rein_engine::Completion;
-use rein_protocol::{Message, RunEvent, RunResult, StopReason};
+use rein_protocol::{Message, RecordedPrompt, RunEvent, RunResult, StopReason};
 
 use crate::guards::HoldCounts;
 use crate::memory::Memory;
@@ -180,8 +180,18 @@ impl RunState {
         })
     }
 
-    /// The event of one model turn.
-    pub(crate) fn turn_event(&self, completion: &Completion) -> RunEvent {
+    /// The event of one model turn, with its prompt when `record_prompt` and the
+    /// backend rendered it here.
+    pub(crate) fn turn_event(&self, completion: &Completion, record_prompt: bool) -> RunEvent {
+        let prompt = completion
+            .prepared
+            .as_ref()
+            .filter(|_| record_prompt)
+            .map(|prepared| RecordedPrompt {
+                text: prepared.prompt.clone(),
+                literal: prepared.literal.iter().map(|r| [r.start, r.end]).collect(),
+                values_only: false,
+            });
         RunEvent::Turn {
             turn: self.turns,
             attempt: self.attempt,
@@ -193,6 +203,7 @@ impl RunState {
             ms: completion.elapsed.as_millis() as u64,
             cut_off: completion.cut_off,
             raw: completion.text.clone(),
+            prompt,
         }
     }
 

@@ -8,6 +8,8 @@ mod experiment;
 pub mod generate;
 mod grade;
 mod plot;
+pub mod quant_diff;
+pub mod quant_report;
 mod record;
 mod report;
 mod runner;

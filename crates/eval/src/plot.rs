@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -26,7 +27,7 @@ const FONT_CANDIDATES: [&str; 6] = [
 static FONT: OnceLock<Result<(), String>> = OnceLock::new();
 
 /// Registers the label font once per process.
-fn register_font() -> Result<(), EvalError> {
+pub(crate) fn register_font() -> Result<(), EvalError> {
     FONT.get_or_init(|| {
         let chosen: Option<PathBuf> = std::env::var_os("REIN_FONT")
             .filter(|v| !v.is_empty())
@@ -112,8 +113,34 @@ fn rename(from: &Path, to: &Path) -> Result<(), EvalError> {
     })
 }
 
-fn err(e: impl std::fmt::Display) -> String {
+/// A plotting error as text.
+pub(crate) fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
+}
+
+/// The label of a bar chart's category at `x`: the name of bar `i` at `i + 0.5`,
+/// nothing between.
+pub(crate) fn category_label(names: &[String], x: f64) -> String {
+    let index = x.floor() as usize;
+    match (x - index as f64 - 0.5).abs() < 0.01 {
+        true => names.get(index).cloned().unwrap_or_default(),
+        false => String::new(),
+    }
+}
+
+/// The legend of `chart` (every series with a label) at `position`.
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 15))
+        .position(position)
+        .draw()
+        .map_err(err)
 }
 
 /// One bar: its label, its height and an optional min–max whisker.
@@ -141,14 +168,7 @@ fn bars<DB: DrawingBackend>(
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n * 2 + 1)
-        .x_label_formatter(&|x| {
-            let index = x.floor() as usize;
-            if (x - index as f64 - 0.5).abs() < 0.01 {
-                names.get(index).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&|x| category_label(&names, *x))
         .y_desc(y_label)
         .label_style(("sans-serif", 15))
         .draw()

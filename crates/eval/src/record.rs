@@ -283,6 +283,7 @@ mod tests {
             ms: 2,
             cut_off: false,
             raw: String::new(),
+            prompt: None,
         }
     }
 

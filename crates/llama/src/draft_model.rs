@@ -34,7 +34,9 @@ impl<'m> DraftModel<'m> {
         target: &LlamaModel,
         params: LlamaContextParams,
     ) -> Result<Self, EngineError> {
-        same_tokenizer(model, target).map_err(EngineError::DraftModel)?;
+        same_tokenizer(model, target).map_err(|reason| {
+            EngineError::DraftModel(format!("{reason}; pick a smaller model of the same family"))
+        })?;
         let n_batch = params.n_batch() as usize;
         let sessions = params.n_seq_max() as usize;
         let ctx = model
@@ -169,24 +171,27 @@ impl<'m> DraftModel<'m> {
 }
 
 /// Whether `draft` reads and writes tokens exactly as `target` does: the same
-/// vocabulary, token by token, and the same special tokens; otherwise why not.
+/// vocabulary, token by token, and the same special tokens; otherwise why not (said
+/// of `draft`, "it", against "the model").
 pub(crate) fn same_tokenizer(draft: &LlamaModel, target: &LlamaModel) -> Result<(), String> {
     let (d, t) = (draft.n_vocab(), target.n_vocab());
     if d != t {
         return Err(format!(
-            "it does not share the model's tokenizer: {d} tokens in its vocabulary against {t}; pick a smaller model of the same family"
+            "it does not share the model's tokenizer: {d} tokens in its vocabulary against {t}"
         ));
     }
     let (dv, tv) = (draft.vocab(), target.vocab());
     if dv.bos() != tv.bos() || dv.eos() != tv.eos() {
-        return Err("it does not share the model's tokenizer: its begin and end tokens differ; pick a smaller model of the same family".into());
+        return Err(
+            "it does not share the model's tokenizer: its begin and end tokens differ".into(),
+        );
     }
     let differs = (0..t).map(LlamaToken).find(|&token| {
         dv.token_to_piece(token, true, None) != tv.token_to_piece(token, true, None)
     });
     match differs {
         Some(token) => Err(format!(
-            "it does not share the model's tokenizer: token {} is {:?} in it and {:?} in the model; pick a smaller model of the same family",
+            "it does not share the model's tokenizer: token {} is {:?} in it and {:?} in the model",
             token.0,
             String::from_utf8_lossy(&dv.token_to_piece(token, true, None)),
             String::from_utf8_lossy(&tv.token_to_piece(token, true, None)),

@@ -24,6 +24,7 @@ mod repetition;
 mod sampler;
 mod slots;
 mod stop;
+mod teacher;
 mod types;
 mod utf8;
 mod worker;
@@ -38,6 +39,7 @@ pub use prompt_cache::{
 pub use quantize::{quantize, QuantizeError, QuantizeTarget};
 pub use rein_models::plan_request;
 pub use rein_protocol::Grammar;
+pub use teacher::{ForcedLogits, ForcedReader, ForcingModel};
 pub use types::{
     ControlToken, EngineConfig, GenerateEvent, GenerateOutput, GenerateRequest, GrammarEngine,
     KvCacheType, ModelInfo, Prompt, SamplingParams, StopReason, TokenId,

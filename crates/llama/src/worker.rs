@@ -858,7 +858,7 @@ impl<'m> Worker<'m> {
 }
 
 /// llama.cpp's name for a KV cache element type.
-fn kv_cache_type(kind: KvCacheType) -> LlamaKvType {
+pub(crate) fn kv_cache_type(kind: KvCacheType) -> LlamaKvType {
     match kind {
         KvCacheType::F32 => LlamaKvType::F32,
         KvCacheType::F16 => LlamaKvType::F16,

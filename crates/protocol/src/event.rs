@@ -21,6 +21,26 @@ pub fn recorded_history<'a>(events: impl IntoIterator<Item = &'a RunEvent>) -> V
     history
 }
 
+/// A turn's prompt as the local model read it: the rendered text, and the byte ranges
+/// of it holding control-token texts that came from content, tokenized as plain text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedPrompt {
+    /// The rendered prompt.
+    pub text: String,
+    /// Byte ranges `[start, end)` of `text` tokenized as plain text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub literal: Vec<[usize; 2]>,
+    /// The reply was asked for as one of given values (the final answer in the form
+    /// the task asks for), not as calls or an answer of the model's own.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub values_only: bool,
+}
+
+/// Whether a flag is off (left out of a serialized event).
+fn is_false(flag: &bool) -> bool {
+    !flag
+}
+
 /// One event of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -64,6 +84,10 @@ pub enum RunEvent {
         cut_off: bool,
         /// The raw reply.
         raw: String,
+        /// The prompt the reply was generated from, when the run records prompts
+        /// (`record_prompts`; a local model only): what `rein quant-diff` replays.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<RecordedPrompt>,
     },
     /// The next reply answers a question from these result lines alone, on a
     /// context of its own (`full`).

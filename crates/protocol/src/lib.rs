@@ -14,7 +14,7 @@ mod tool;
 mod trace;
 
 pub use choice::ToolChoice;
-pub use event::{recorded_history, RunEvent};
+pub use event::{recorded_history, RecordedPrompt, RunEvent};
 pub use grammar::Grammar;
 pub use message::{FunctionCall, Message, Role, ToolCall};
 pub use result::{RunResult, StopReason};
