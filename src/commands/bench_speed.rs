@@ -96,11 +96,7 @@ pub async fn run(args: SpeedBenchArgs) -> anyhow::Result<()> {
             file_type: info.file_type.clone(),
             sha256: sha256.clone(),
             file_size: info.file_size,
-            bits_per_weight: if info.parameter_count == 0 {
-                0.0
-            } else {
-                info.file_size as f64 * 8.0 / info.parameter_count as f64
-            },
+            bits_per_weight: info.bits_per_weight(),
             prompt_tokens_per_s: round(median(prefill)),
             generated_tokens_per_s: round(median(decode)),
             reps: args.reps,

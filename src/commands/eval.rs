@@ -12,7 +12,7 @@ use rein_eval::{
     arms, drop_torn_tail, finished_runs, generate, load_suite, read_records, run_arm, write_report,
     Arm, ArmLoader, Baseline, LoadSpec, ModelPlan, Progress, RunRecord, RunSettings, Task,
 };
-use rein_models::{file_sha256, GgufInfo, ModelCache};
+use rein_models::GgufInfo;
 use rein_tools::SandboxMode;
 use serde_json::{json, Value};
 
@@ -475,25 +475,14 @@ fn claim_out_dir(out: &Path, identity: &Value, fresh: bool) -> anyhow::Result<()
 /// The model file of `arm`, with its label, hash and metadata.
 fn model_plan(arm: &Arm, pull: bool) -> anyhow::Result<ModelPlan> {
     let source = super::resolve(&arm.model, pull)?;
-    let label = super::model_label(&arm.model, &source)?;
     let (path, label) = match &arm.quant {
-        None => (source, label),
-        Some(quant) => {
-            let path = ModelCache::from_env()?.quantized_path(&label, quant);
-            anyhow::ensure!(
-                path.is_file(),
-                "{} is missing: run `rein models quantize {} --to {quant} --allow-requantize` first",
-                path.display(),
-                arm.model
-            );
-            (path, format!("{label}.{quant}"))
+        None => {
+            let label = super::model_label(&arm.model, &source)?;
+            (source, label)
         }
+        Some(quant) => super::quantized_copy(&arm.model, &source, quant)?,
     };
-    let sha256 = match recorded_sha256(&path) {
-        Some(sha256) => sha256,
-        None if arm.quant.is_none() => super::model_sha256(&arm.model, &path)?,
-        None => file_sha256(&path)?,
-    };
+    let sha256 = super::file_sha256_of(&arm.model, &path, arm.quant.is_some())?;
     let info = GgufInfo::read(&path)?;
     Ok(ModelPlan {
         path,

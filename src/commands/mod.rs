@@ -79,6 +79,39 @@ pub fn model_sha256(model: &str, path: &std::path::Path) -> anyhow::Result<Strin
     })
 }
 
+/// The copy of `model` (resolved to `source`) that `rein models quantize … --to
+/// quant` wrote into the cache, with its label (`default.q3_k_m`); refused with the
+/// command to make it when it is missing.
+pub fn quantized_copy(
+    model: &str,
+    source: &std::path::Path,
+    quant: &str,
+) -> anyhow::Result<(PathBuf, String)> {
+    let label = model_label(model, source)?;
+    let path = ModelCache::from_env()?.quantized_path(&label, quant);
+    anyhow::ensure!(
+        path.is_file(),
+        "{} is missing: run `rein models quantize {model} --to {quant} --allow-requantize` first",
+        path.display()
+    );
+    Ok((path, format!("{label}.{quant}")))
+}
+
+/// The sha256 of the file at `path`, which is `model` itself or (`quantized`) a
+/// copy of it: recorded beside a copy, else the manifest's for a named model, else the
+/// file's own.
+pub fn file_sha256_of(
+    model: &str,
+    path: &std::path::Path,
+    quantized: bool,
+) -> anyhow::Result<String> {
+    match eval::recorded_sha256(path) {
+        Some(sha256) => Ok(sha256),
+        None if !quantized => model_sha256(model, path),
+        None => Ok(rein_models::file_sha256(path)?),
+    }
+}
+
 /// How a subcommand picks and loads its model.
 #[derive(clap::Args)]
 pub struct ModelArgs {

@@ -8,7 +8,6 @@ use anyhow::Context;
 use clap::Args;
 use rein_eval::quant_diff::{self, Compared, TeacherForcing};
 use rein_llama::{ForcedReader, ForcingModel, KvCacheType};
-use rein_models::ModelCache;
 use rein_protocol::RecordedPrompt;
 
 /// `rein quant-diff` arguments.
@@ -129,36 +128,29 @@ pub fn run(args: QuantDiffArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `NAME@QUANT` (a quantized copy in the cache) or any model reference (a file whose
-/// path holds `@` is that file).
-pub(crate) fn resolve(spec: &str, pull_missing: bool) -> anyhow::Result<PathBuf> {
-    let as_file = std::path::Path::new(spec).is_file();
-    let Some((model, quant)) = spec.rsplit_once('@').filter(|_| !as_file) else {
-        return super::resolve(spec, pull_missing);
-    };
-    let source = super::resolve(model, pull_missing)?;
-    let label = super::model_label(model, &source)?;
-    let path = ModelCache::from_env()?.quantized_path(&label, quant);
-    anyhow::ensure!(
-        path.is_file(),
-        "{} is missing: run `rein models quantize {model} --to {quant} --allow-requantize` first",
-        path.display()
-    );
-    Ok(path)
+/// `NAME@QUANT` (a quantized copy in the cache) split into its model and type; `None`
+/// for any other model reference (a file whose path holds `@` is that file).
+fn quantized_spec(spec: &str) -> Option<(&str, &str)> {
+    spec.rsplit_once('@')
+        .filter(|_| !std::path::Path::new(spec).is_file())
 }
 
-/// The sha256 of model `spec` resolved to `path`: recorded beside a quantized copy,
-/// else the manifest's for a named model, else the file's own.
-pub(crate) fn sha256_of(spec: &str, path: &std::path::Path) -> anyhow::Result<String> {
-    if let Some(sha256) = super::eval::recorded_sha256(path) {
-        return Ok(sha256);
+/// The file `spec` names: `NAME@QUANT` or any model reference.
+pub(crate) fn resolve(spec: &str, pull_missing: bool) -> anyhow::Result<PathBuf> {
+    match quantized_spec(spec) {
+        None => super::resolve(spec, pull_missing),
+        Some((model, quant)) => {
+            let source = super::resolve(model, pull_missing)?;
+            Ok(super::quantized_copy(model, &source, quant)?.0)
+        }
     }
-    match spec
-        .rsplit_once('@')
-        .filter(|_| !std::path::Path::new(spec).is_file())
-    {
-        Some(_) => Ok(rein_models::file_sha256(path)?),
-        None => super::model_sha256(spec, path),
+}
+
+/// The sha256 of the file `spec` names, resolved to `path`.
+pub(crate) fn sha256_of(spec: &str, path: &std::path::Path) -> anyhow::Result<String> {
+    match quantized_spec(spec) {
+        None => super::file_sha256_of(spec, path, false),
+        Some((model, _)) => super::file_sha256_of(model, path, true),
     }
 }
 

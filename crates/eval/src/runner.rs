@@ -42,10 +42,7 @@ pub struct ModelPlan {
 impl ModelPlan {
     /// File bits per parameter (what a quantization really costs on disk).
     pub fn bits_per_weight(&self) -> f64 {
-        if self.info.parameter_count == 0 {
-            return 0.0;
-        }
-        self.info.file_size as f64 * 8.0 / self.info.parameter_count as f64
+        self.info.bits_per_weight()
     }
 }
 

@@ -63,6 +63,15 @@ pub struct GgufInfo {
 }
 
 impl GgufInfo {
+    /// File bits per parameter (what a quantization really costs on disk); 0 when the
+    /// file does not say how many parameters it has.
+    pub fn bits_per_weight(&self) -> f64 {
+        if self.parameter_count == 0 {
+            return 0.0;
+        }
+        self.file_size as f64 * 8.0 / self.parameter_count as f64
+    }
+
     /// Reads the metadata of the GGUF file at `path` and checks that every tensor lies
     /// inside the file.
     pub fn read(path: &Path) -> Result<Self, ModelError> {
